@@ -1,0 +1,138 @@
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import secureJson from 'secure-json-parse'
+import type { Db } from './db/schema.js'
+import type { App } from './http/app-types.js'
+import { registerGuard } from './http/guard.js'
+import { registerIdempotency } from './http/idempotency.js'
+import { openApiOptions } from './http/openapi.js'
+import { httpError, problem, sendProblem, toProblem } from './http/problem.js'
+import { RateLimiter, type RateLimitStore } from './http/rate-limit.js'
+import { ProblemSchema } from './http/schemas.js'
+import { validatorCompiler } from './http/validation.js'
+import { uuidv7 } from './lib/ids.js'
+import { accountsRoutes } from './modules/accounts/accounts.routes.js'
+import { createAccountsService } from './modules/accounts/accounts.service.js'
+import { auditRoutes } from './modules/audit/audit.routes.js'
+import { authRoutes } from './modules/auth/auth.routes.js'
+import { CredentialCache } from './modules/auth/credential-cache.js'
+import { TokenService } from './modules/auth/tokens.js'
+import { groupsRoutes } from './modules/groups/groups.routes.js'
+import { createGroupsService } from './modules/groups/groups.service.js'
+import { healthRoutes } from './modules/health/health.routes.js'
+import { jobsRoutes } from './modules/jobs/jobs.routes.js'
+import { usersRoutes } from './modules/users/users.routes.js'
+import { createUsersService } from './modules/users/users.service.js'
+
+export interface AppDeps {
+  db: Db
+  pingDatabase: () => Promise<void>
+  tokenSigningSecret: string
+  rateLimitStore: RateLimitStore
+  rateLimit: { max: number; windowSeconds: number }
+  apiKeyCacheSeconds: number
+  bodyLimitBytes: number
+  /** Fastify logger options (pino), or false for none (tests). */
+  logger: FastifyServerOptions['logger']
+  trustProxy?: boolean
+}
+
+export type Services = ReturnType<typeof createServices>
+
+/** The use cases, wired by plain factories: the same objects serve the API and the CLI. */
+export function createServices(db: Db, credentials?: CredentialCache) {
+  return {
+    accounts: createAccountsService({ db, onApiKeyRevoked: (id) => credentials?.forget(id) }),
+    users: createUsersService({ db }),
+    groups: createGroupsService({ db }),
+  }
+}
+
+// A client-supplied request id is kept when it is short and plain, so logs join across systems.
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
+
+// Header names pino must never print, plus PII keys wherever they appear in a logged object.
+export const REDACTED_LOG_PATHS = [
+  'req.headers["service-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.social_security_number',
+  '*.ssn',
+  '*.birth_date',
+  '*.key',
+  '*.token',
+]
+
+/** Builds the Fastify app. It never listens: `main/serve.ts` does, and tests use inject(). */
+export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services; credentials: CredentialCache }> {
+  registerAjvFormats()
+  const app = Fastify({
+    logger: deps.logger,
+    bodyLimit: deps.bodyLimitBytes,
+    trustProxy: deps.trustProxy ?? false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : uuidv7()
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.addSchema(ProblemSchema)
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id)
+  })
+
+  // JSON only; the raw text is kept for Idempotency-Key fingerprints. An empty body is no body,
+  // so `POST /auth/token` with a JSON content type and nothing else still works.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string
+    request.rawBody = text
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
+    } catch (error) {
+      const reason = error instanceof SyntaxError ? error.message : 'forbidden prototype property'
+      done(httpError('malformed_json', `The body is not valid JSON: ${reason}`), undefined)
+    }
+  })
+
+  app.setErrorHandler((error, request, reply) => {
+    const body = toProblem(error instanceof Error ? error : new Error(String(error)), request)
+    if (body.status >= 500) request.log.error({ err: error }, 'request failed unexpectedly')
+    return sendProblem(reply, body)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
+  )
+
+  await app.register(fastifySwagger, openApiOptions)
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+
+  const credentials = new CredentialCache(deps.db, deps.apiKeyCacheSeconds * 1000)
+  const tokens = new TokenService(deps.tokenSigningSecret)
+  const limiter = new RateLimiter(deps.rateLimitStore, deps.rateLimit.max, deps.rateLimit.windowSeconds)
+  registerGuard(app, { credentials, tokens, limiter })
+  registerIdempotency(app, deps.db)
+
+  const services = createServices(deps.db, credentials)
+  healthRoutes(app, deps.pingDatabase)
+  authRoutes(app, tokens)
+  accountsRoutes(app, services.accounts)
+  usersRoutes(app, services.users)
+  groupsRoutes(app, services.groups)
+  auditRoutes(app, deps.db)
+  jobsRoutes(app, deps.db)
+
+  app.addHook('onClose', async () => {
+    await limiter.close()
+  })
+  await app.ready()
+  return { app, services, credentials }
+}

@@ -1,0 +1,91 @@
+import { Type, type Static } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
+
+/**
+ * Every environment variable the service reads, in one schema. `loadConfig` is called once by the
+ * entry points in `src/main/`; everything else receives the frozen result, never `process.env`.
+ * The README's configuration table is written from this schema: keep them together.
+ */
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.Enum(['development', 'production', 'test'], { default: 'development' }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  TOKEN_SIGNING_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 1500 }),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
+  API_KEY_CACHE_SECONDS: Type.Integer({ minimum: 0, maximum: 60, default: 5 }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
+  WORKER: Type.Enum(['in-process', 'off'], { default: 'in-process' }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
+  WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+})
+
+type Env = Static<typeof EnvSchema>
+
+export type DatabaseConfig =
+  | { kind: 'embedded'; dataDir: string }
+  | { kind: 'postgres'; url: string; poolSize: number }
+
+export interface Config {
+  readonly env: Env['NODE_ENV']
+  readonly host: string
+  readonly port: number
+  readonly dataDir: string
+  readonly database: DatabaseConfig
+  readonly redisUrl: string | undefined
+  /** Undefined only in embedded mode, where the service keeps a generated secret in DATA_DIR. */
+  readonly tokenSigningSecret: string | undefined
+  readonly rateLimit: { readonly max: number; readonly windowSeconds: number }
+  readonly apiKeyCacheSeconds: number
+  readonly bodyLimitBytes: number
+  readonly worker: { readonly mode: Env['WORKER']; readonly concurrency: number; readonly pollMs: number }
+  readonly logLevel: Env['LOG_LEVEL']
+  readonly trustProxy: boolean
+}
+
+export class ConfigError extends Error {}
+
+const checkEnv = Compile(EnvSchema)
+
+export function loadConfig(source: Record<string, string | undefined>): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((name) => source[name] !== undefined && source[name] !== '')
+      .map((name) => [name, source[name]]),
+  )
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, known))
+  if (!checkEnv.Check(env)) {
+    const problems = checkEnv.Errors(env).map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`)
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
+  }
+  if (env.DATABASE_URL && !env.TOKEN_SIGNING_SECRET) {
+    // Outside the embedded development mode there are no secret defaults: every instance of a
+    // cluster must sign and verify tokens with the same secret.
+    throw new ConfigError('TOKEN_SIGNING_SECRET (at least 32 characters) is required when DATABASE_URL is set')
+  }
+  const database: DatabaseConfig = env.DATABASE_URL
+    ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+    : { kind: 'embedded', dataDir: env.DATA_DIR }
+  return Object.freeze({
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    dataDir: env.DATA_DIR,
+    database,
+    redisUrl: env.REDIS_URL,
+    tokenSigningSecret: env.TOKEN_SIGNING_SECRET,
+    rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS }),
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY,
+  })
+}

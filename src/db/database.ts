@@ -1,0 +1,66 @@
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { DatabaseConfig } from '../config.js'
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js'
+import type { Database, Db } from './schema.js'
+
+// Return int8 (counts) as numbers: every count we serve is far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10))
+
+export interface DatabaseHandle {
+  readonly db: Db
+  readonly kind: 'embedded' | 'postgres'
+  /** Round trip to the database, for readiness checks. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * One code path for both databases: Kysely over a `pg.Pool`. The embedded PGlite is reached
+ * through its node-postgres adapter, so every query the tests run on PGlite is the query
+ * production runs on PostgreSQL.
+ */
+export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }): Promise<DatabaseHandle> {
+  if (config.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize })
+    return wrap(pool, 'postgres', async () => {})
+  }
+  let lock: DataDirLock | undefined
+  let dataDir = 'memory://'
+  if (config.kind === 'embedded') {
+    lock = acquireDataDirLock(config.dataDir)
+    dataDir = join(config.dataDir, 'pgdata')
+  }
+  try {
+    const pglite = await PGlite.create(dataDir)
+    const pool = new pg.Pool(createPgConfig(pglite))
+    return wrap(pool, 'embedded', async () => {
+      await pglite.close()
+      lock?.release()
+    })
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
+}
+
+function wrap(pool: pg.Pool, kind: DatabaseHandle['kind'], afterPoolEnd: () => Promise<void>): DatabaseHandle {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  let closed = false
+  return {
+    db,
+    kind,
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await db.destroy()
+      await afterPoolEnd()
+    },
+  }
+}

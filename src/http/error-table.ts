@@ -1,0 +1,153 @@
+import type { CommonErrorCode } from '../lib/domain-error.js'
+import type { AccountErrorCode } from '../modules/accounts/accounts.errors.js'
+import type { UserErrorCode } from '../modules/users/users.errors.js'
+
+/** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
+export type HttpErrorCode =
+  | 'malformed_json'
+  | 'invalid_credentials'
+  | 'missing_credentials'
+  | 'token_expired'
+  | 'credentials_mismatch'
+  | 'forbidden'
+  | 'not_found'
+  | 'route_not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_failed'
+  | 'invalid_idempotency_key'
+  | 'idempotency_key_reused'
+  | 'idempotency_request_in_progress'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'service_unavailable'
+
+export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | UserErrorCode
+
+export interface ErrorEntry {
+  status: number
+  title: string
+  /** One sentence for the docs: when a client sees it and what to do. */
+  description: string
+}
+
+/**
+ * Every error code the API can answer with. `satisfies` makes the compiler reject a code without
+ * an entry and an entry for no code. `docs/errors.md` is checked against this table by a test.
+ */
+export const errorTable = {
+  malformed_json: {
+    status: 400,
+    title: 'Malformed JSON',
+    description: 'The body is not valid JSON. Fix the syntax at the position given in detail.',
+  },
+  missing_credentials: {
+    status: 401,
+    title: 'Credentials required',
+    description: 'Send the API key in Service-Api-Key, or a token from POST /auth/token in Authorization: Bearer.',
+  },
+  invalid_credentials: {
+    status: 401,
+    title: 'Invalid credentials',
+    description: 'The API key or token is unknown, malformed, tampered with or revoked.',
+  },
+  token_expired: {
+    status: 401,
+    title: 'Token expired',
+    description: 'The bearer token is past its expires_at. Request a new one from POST /auth/token.',
+  },
+  credentials_mismatch: {
+    status: 401,
+    title: 'Credentials name different accounts',
+    description: 'Service-Api-Key and the bearer token belong to different accounts. Send credentials of one account.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Not allowed',
+    description: 'The credential is valid but its account may not call this endpoint (operator endpoints need a service credential).',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    description: 'No such resource in your account. Resources of other accounts answer the same way.',
+  },
+  route_not_found: {
+    status: 404,
+    title: 'No such endpoint',
+    description: 'No endpoint has this method and path. See /docs for the reference.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Body too large',
+    description: 'The body exceeds the configured limit (BODY_LIMIT_BYTES). Split the request.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Bodies must be sent as Content-Type: application/json.',
+  },
+  validation_failed: {
+    status: 422,
+    title: 'Validation failed',
+    description: 'Some fields are invalid; errors[] names each one with a JSON pointer (body) or parameter (query).',
+  },
+  invalid_idempotency_key: {
+    status: 422,
+    title: 'Invalid Idempotency-Key',
+    description: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    description: 'This Idempotency-Key was used in the last 24 hours with a different request. Use a new key.',
+  },
+  idempotency_request_in_progress: {
+    status: 409,
+    title: 'Request in progress',
+    description: 'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The account made more calls than its limit allows in the window. Wait Retry-After seconds.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description: 'An unexpected fault. Nothing about it is in the body; quote the instance (request id) to the operator.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'A dependency (the database) is not reachable. Retry later.',
+  },
+  account_not_found: {
+    status: 404,
+    title: 'Account not found',
+    description: 'No account with this id.',
+  },
+  api_key_not_found: {
+    status: 404,
+    title: 'API key not found',
+    description: 'No API key with this id.',
+  },
+  duplicate_external_identifier: {
+    status: 409,
+    title: 'Duplicate external_identifier',
+    description: 'Another resource under the same parent already has this external_identifier.',
+  },
+  user_not_found: {
+    status: 404,
+    title: 'User not found',
+    description: 'No user with this id in your account.',
+  },
+  email_already_registered: {
+    status: 409,
+    title: 'Email already registered',
+    description: 'A user with this email already exists in the account.',
+  },
+} as const satisfies Record<ErrorCode, ErrorEntry>
+
+export function problemType(code: ErrorCode): string {
+  return `urn:enrollsync:problem:${code}`
+}

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto'
+import type { Db } from '../db/schema.js'
+import type { App } from './app-types.js'
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
+import { httpError } from './problem.js'
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+/** Response headers worth replaying; the rest (request id, rate limit) belong to the new call. */
+const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control']
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | undefined
+  }
+}
+
+/**
+ * Idempotency-Key on every POST (api-contract section 1): the first request with a key runs and
+ * its answer is stored; the same key and request within 24 hours gets that answer again with
+ * Idempotent-Replayed: true. Keys are per account. The claim is made after authentication and
+ * validation, so a request refused before it ran leaves no key behind.
+ */
+export function registerIdempotency(app: App, db: Db): void {
+  app.decorateRequest('idempotencyKey', undefined)
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || !request.actor) return
+    const header = request.headers['idempotency-key']
+    if (header === undefined) return
+    const key = Array.isArray(header) ? header[0] : header
+    if (key === undefined || !KEY_PATTERN.test(key)) {
+      throw httpError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice).')
+    }
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.url}\n`)
+      .update(request.rawBody ?? '')
+      .digest('hex')
+    const claim = await claimIdempotencyKey(db, request.actor.accountId, key, fingerprint)
+    switch (claim.kind) {
+      case 'claimed':
+        request.idempotencyKey = key
+        return
+      case 'mismatch':
+        throw httpError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request in the last 24 hours.')
+      case 'in_flight':
+        throw httpError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress. Retry shortly.')
+      case 'replay':
+        reply.headers(claim.headers).header('Idempotent-Replayed', 'true').code(claim.status)
+        return reply.send(claim.body === '' ? undefined : claim.body)
+    }
+  })
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey
+    if (!key || !request.actor) return payload
+    request.idempotencyKey = undefined
+    const accountId = request.actor.accountId
+    try {
+      if (reply.statusCode >= 500) {
+        await releaseIdempotencyKey(db, accountId, key)
+      } else {
+        const headers: Record<string, string> = {}
+        for (const name of REPLAYED_HEADERS) {
+          const value = reply.getHeader(name)
+          if (value !== undefined) headers[name] = String(value)
+        }
+        await completeIdempotencyKey(db, accountId, key, {
+          status: reply.statusCode,
+          headers,
+          body: typeof payload === 'string' ? payload : '',
+        })
+      }
+    } catch (error) {
+      // The change itself is committed; failing the response now would invite a duplicate retry.
+      request.log.error({ err: error }, 'could not record the idempotent response')
+    }
+    return payload
+  })
+}

@@ -1,0 +1,47 @@
+import type { SwaggerOptions } from '@fastify/swagger'
+
+const description = `Enrollsync places employer groups with insurance carriers and keeps member data in sync with them.
+
+**Authentication.** Send your API key in the \`Service-Api-Key\` header on every call, or exchange it
+at \`POST /auth/token\` for a one-day token sent as \`Authorization: Bearer <token>\`. When both are sent
+they must belong to the same account.
+
+**Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\`; validation failures list
+each offending field in \`errors[]\` with a JSON \`pointer\` into the body or the query \`parameter\`.
+
+**Lists** take \`page\` and \`per_page\` (at most 100) and answer \`Total\`, \`Per-Page\`, \`Page\` and \`Link\` headers.
+
+**Idempotency.** Send \`Idempotency-Key\` on any POST to make retries safe for 24 hours.
+
+**Limits.** 1500 calls per account per 5 minutes; every response carries \`RateLimit-Policy\` and \`RateLimit\`.`
+
+export const openApiOptions: SwaggerOptions = {
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'Enrollsync API',
+      version: '0.1.0',
+      description,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'Local development (npm start)' }],
+    tags: [
+      { name: 'Authentication', description: 'API keys and tokens' },
+      { name: 'Users', description: 'Registered users named in comments and resolutions' },
+      { name: 'Groups', description: 'Employer groups' },
+      { name: 'Operator', description: 'Endpoints for the operator of the service (service credentials only)' },
+      { name: 'Health', description: 'Probes for orchestrators' },
+    ],
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'An API key (esk_...)' },
+        BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token' },
+      },
+    },
+    security: [{ ApiKey: [] }, { BearerToken: [] }],
+  },
+  // Shared schemas keep their $id as the component name (#/components/schemas/Problem).
+  refResolver: {
+    buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+  },
+}

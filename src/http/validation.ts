@@ -1,0 +1,81 @@
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify'
+import type { TSchema } from 'typebox'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
+import type { FieldProblem } from '../lib/domain-error.js'
+
+type Part = 'body' | 'querystring' | 'params' | 'headers'
+
+function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+function describe(error: FastifySchemaValidationError): { code: string; detail: string } {
+  const params = error.params as Record<string, unknown>
+  switch (error.keyword) {
+    case 'format':
+      return { code: 'invalid_format', detail: `must be a valid ${String(params.format)}` }
+    case 'enum': {
+      const allowed = (params.allowedValues ?? params.allowedValue) as unknown[] | undefined
+      return { code: 'invalid_value', detail: allowed ? `must be one of: ${allowed.join(', ')}` : 'is not an allowed value' }
+    }
+    case 'const':
+      return { code: 'invalid_value', detail: `must be ${JSON.stringify(params.allowedValue)}` }
+    case 'type':
+      return { code: 'invalid_type', detail: error.message ?? 'has the wrong type' }
+    case 'pattern':
+      return { code: 'invalid_format', detail: 'does not have the expected format' }
+    default:
+      return { code: `invalid_${error.keyword}`.replace(/[^a-z_]/gi, '_').toLowerCase(), detail: error.message ?? 'is invalid' }
+  }
+}
+
+/**
+ * Turns schema violations into one problem per offending field. Unknown and missing fields
+ * get the pointer of the field itself (not of its parent object), which is where a client looks.
+ * The offending value is never repeated: it may be an SSN or a birth date.
+ */
+export function fieldProblemsFromValidation(errors: readonly FastifySchemaValidationError[], part: Part): FieldProblem[] {
+  const seen = new Set<string>()
+  const problems: FieldProblem[] = []
+  const add = (path: string, code: string, detail: string) => {
+    const key = `${path} ${code}`
+    if (seen.has(key)) return
+    seen.add(key)
+    if (part === 'body') problems.push({ pointer: path, detail, code })
+    else problems.push({ parameter: path.split('/').filter(Boolean).join('.') || part, detail, code })
+  }
+  for (const error of errors) {
+    const params = error.params as Record<string, unknown>
+    // "schema is false" restates an additionalProperties failure already reported with its name.
+    if (error.keyword === 'boolean') continue
+    if (error.keyword === 'additionalProperties') {
+      const names = (params.additionalProperties as string[] | undefined) ?? [String(params.additionalProperty)]
+      for (const name of names) add(`${error.instancePath}/${escapePointerToken(name)}`, 'unknown_field', 'is not a known field')
+      continue
+    }
+    if (error.keyword === 'required') {
+      const names = (params.requiredProperties as string[] | undefined) ?? [String(params.missingProperty)]
+      for (const name of names) add(`${error.instancePath}/${escapePointerToken(name)}`, 'required', 'is required')
+      continue
+    }
+    const { code, detail } = describe(error)
+    add(error.instancePath || '', code, detail)
+  }
+  return problems
+}
+
+/**
+ * Request validation with TypeBox. Defaults are filled in everywhere (page, per_page, empty
+ * arrays); strings are converted to numbers and booleans only outside the body, where
+ * everything arrives as text. A JSON body is taken as typed: "5" is not a number there.
+ */
+export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  const checker = Compile(schema)
+  return (value: unknown) => {
+    let candidate = Value.Default(schema, value)
+    if (httpPart !== 'body') candidate = Value.Convert(schema, candidate)
+    if (checker.Check(candidate)) return { value: candidate }
+    return { error: checker.Errors(candidate) as unknown as FastifySchemaValidationError[] }
+  }
+}

@@ -1,0 +1,33 @@
+import type { Static, TSchema } from 'typebox'
+import { uuidv7 } from '../lib/ids.js'
+import type { Executor } from '../db/schema.js'
+import type { JobDefinition } from './job-definition.js'
+
+/**
+ * Adds a job to the outbox. Pass the transaction of the change that needs the job: the job then
+ * exists exactly when the change commits, never for a rolled-back one.
+ */
+export async function enqueueJob<S extends TSchema>(
+  tx: Executor,
+  definition: JobDefinition<S>,
+  payload: Static<S>,
+  options: { runAt?: Date } = {},
+): Promise<string> {
+  if (!definition.check(payload)) throw new Error(`Payload of job ${definition.name} does not match its schema`)
+  const id = uuidv7()
+  await tx
+    .insertInto('jobs')
+    .values({
+      id,
+      name: definition.name,
+      payload: JSON.stringify(payload),
+      max_attempts: definition.maxAttempts,
+      run_at: options.runAt ?? new Date(),
+      locked_at: null,
+      locked_by: null,
+      last_error: null,
+      finished_at: null,
+    })
+    .execute()
+  return id
+}

@@ -1,0 +1,123 @@
+import { hostname } from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db, JobRow } from '../db/schema.js'
+import { uuidv7 } from '../lib/ids.js'
+import type { JobRegistry } from './job-definition.js'
+import { claimDueJobs, recordAttempt, releaseStaleJobs } from './jobs.repo.js'
+
+export interface WorkerOptions {
+  db: Db
+  registry: JobRegistry
+  log: FastifyBaseLogger
+  concurrency: number
+  pollMs: number
+  /** A running job older than this is presumed orphaned by a dead worker. */
+  staleAfterMs?: number
+  /** Extra work done every poll (housekeeping); failures are logged, never fatal. */
+  onPoll?: () => Promise<void>
+}
+
+/**
+ * Polls the outbox and runs due jobs, at most `concurrency` at a time. Runs in the API process
+ * (default) or alone (`npm run worker`); any number of workers may share one PostgreSQL.
+ */
+export class Worker {
+  readonly id = `${hostname()}:${process.pid}:${uuidv7().slice(-8)}`
+  private readonly running = new Set<Promise<void>>()
+  private timer: NodeJS.Timeout | undefined
+  private stopping = false
+  private polling: Promise<void> | undefined
+
+  constructor(private readonly options: WorkerOptions) {}
+
+  start(): void {
+    this.stopping = false
+    this.schedule(0)
+  }
+
+  /** Stops claiming, then waits for the jobs already running to finish. */
+  async stop(): Promise<void> {
+    this.stopping = true
+    if (this.timer) clearTimeout(this.timer)
+    await this.polling
+    await Promise.allSettled([...this.running])
+  }
+
+  /** One poll: claim what fits in the free slots and start it. Answers how many were claimed. */
+  async runOnce(): Promise<number> {
+    const { db, concurrency, staleAfterMs = 300_000 } = this.options
+    await releaseStaleJobs(db, staleAfterMs)
+    const free = concurrency - this.running.size
+    if (free <= 0) return 0
+    const jobs = await claimDueJobs(db, this.id, free)
+    for (const job of jobs) {
+      const run = this.execute(job).finally(() => this.running.delete(run))
+      this.running.add(run)
+    }
+    return jobs.length
+  }
+
+  /** Runs polls until no due job is left and nothing is running: for tests and the CLI. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const claimed = await this.runOnce()
+      if (claimed === 0 && this.running.size === 0) return
+      await Promise.race([...this.running])
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping) return
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().finally(() => {
+        this.polling = undefined
+      })
+    }, delayMs)
+    this.timer.unref()
+  }
+
+  private async poll(): Promise<void> {
+    let claimed = 0
+    try {
+      await this.options.onPoll?.()
+      claimed = await this.runOnce()
+    } catch (error) {
+      this.options.log.error({ err: error }, 'worker poll failed')
+    }
+    // A full batch suggests more is waiting: poll again at once instead of sleeping.
+    this.schedule(claimed > 0 && claimed >= this.options.concurrency ? 0 : this.options.pollMs)
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const { db, registry, log } = this.options
+    const startedAt = new Date()
+    const definition = registry.get(job.name)
+    let error: string | null = null
+    let retryable = true
+    try {
+      if (!definition) {
+        retryable = false
+        throw new Error(`no handler is registered for job ${job.name}`)
+      }
+      if (!definition.check(job.payload)) {
+        retryable = false
+        throw new Error(`payload of job ${job.name} does not match its schema`)
+      }
+      await definition.handle(job.payload, { db, log: log.child({ jobId: job.id, job: job.name }), jobId: job.id, attempt: job.attempts })
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure)
+      log.warn({ jobId: job.id, job: job.name, attempt: job.attempts, error }, 'job attempt failed')
+    }
+    const finishedAt = new Date()
+    const retryAt =
+      error !== null && retryable && definition && job.attempts < job.max_attempts
+        ? new Date(finishedAt.getTime() + definition.backoffMs(job.attempts))
+        : null
+    try {
+      await recordAttempt(db, { job, workerId: this.id, startedAt, finishedAt, error, retryAt })
+    } catch (failure) {
+      // The job stays `running` and is released as stale later: never lost, at worst retried.
+      log.error({ err: failure, jobId: job.id }, 'could not record a job attempt')
+    }
+  }
+}

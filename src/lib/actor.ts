@@ -1,0 +1,24 @@
+/** The authenticated party a request acts for: who is passed to every service call. */
+export interface Principal {
+  accountId: string
+  accountKind: 'partner' | 'service'
+  apiKeyId: string
+  apiKeyName: string
+}
+
+/**
+ * What services receive: the principal plus where the call came from, for the audit trail.
+ * The command line acts with `channel: 'cli'` and no key.
+ */
+export interface Actor {
+  accountId: string
+  accountKind: 'partner' | 'service'
+  apiKeyId: string | null
+  apiKeyName: string | null
+  requestId: string | null
+  channel: 'api' | 'cli' | 'system'
+}
+
+export function isOperator(actor: Actor): boolean {
+  return actor.accountKind === 'service'
+}

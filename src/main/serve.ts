@@ -1,0 +1,77 @@
+import { buildApp } from '../app.js'
+import { ConfigError, loadConfig } from '../config.js'
+import { DataDirLockedError } from '../db/data-dir-lock.js'
+import { createHousekeeping } from '../jobs/housekeeping.js'
+import { createJobRegistry } from '../jobs/registry.js'
+import { Worker } from '../jobs/worker.js'
+import { bootstrapFirstStart } from './bootstrap.js'
+import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveTokenSecret } from './runtime.js'
+
+/** `npm start`: the API and, unless WORKER=off, an in-process worker. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env)
+  const database = await openMigratedDatabase(config)
+  const tokenSigningSecret = resolveTokenSecret(config)
+  const { app, services } = await buildApp({
+    db: database.db,
+    pingDatabase: database.ping,
+    tokenSigningSecret,
+    rateLimitStore: createRateLimitStore(config),
+    rateLimit: config.rateLimit,
+    apiKeyCacheSeconds: config.apiKeyCacheSeconds,
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger: loggerOptions(config),
+    trustProxy: config.trustProxy,
+  })
+
+  const worker =
+    config.worker.mode === 'in-process'
+      ? new Worker({
+          db: database.db,
+          registry: createJobRegistry(),
+          log: app.log.child({ component: 'worker' }),
+          concurrency: config.worker.concurrency,
+          pollMs: config.worker.pollMs,
+          onPoll: createHousekeeping(database.db),
+        })
+      : undefined
+
+  const firstStart = database.kind === 'embedded' ? await bootstrapFirstStart(database.db, services, config.dataDir) : undefined
+  const address = await app.listen({ host: config.host, port: config.port })
+  worker?.start()
+
+  const url = address.replace('://[::1]', '://localhost')
+  console.log(`Enrollsync is listening on ${url} (${database.kind === 'embedded' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`)
+  console.log(`API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`)
+  if (firstStart) {
+    console.log('\nFirst start: created two accounts. Their API keys are shown once here and kept in')
+    console.log(`${config.dataDir}/credentials.json (readable only by you):`)
+    console.log(`  operator (service) key: ${firstStart.service.api_key}`)
+    console.log(`  demo partner key:       ${firstStart.partner.api_key}`)
+    console.log(`Try: curl -H "Service-Api-Key: ${firstStart.partner.api_key}" ${url}/groups\n`)
+  }
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'draining in-flight requests and jobs')
+    // Past this, something is stuck: exit rather than hang the orchestrator.
+    setTimeout(() => process.exit(1), 30_000).unref()
+    await app.close()
+    await worker?.stop()
+    await database.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    console.error(error.message)
+    process.exit(2)
+  }
+  console.error('Enrollsync could not start:', error)
+  process.exit(1)
+})

@@ -1,0 +1,36 @@
+import pino from 'pino'
+import { ConfigError, loadConfig } from '../config.js'
+import { DataDirLockedError } from '../db/data-dir-lock.js'
+import { createHousekeeping } from '../jobs/housekeeping.js'
+import { createJobRegistry } from '../jobs/registry.js'
+import { Worker } from '../jobs/worker.js'
+import { openMigratedDatabase } from './runtime.js'
+
+/** `npm run worker`: a worker process without the API, for PostgreSQL deployments. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env)
+  const log = pino({ level: config.logLevel })
+  const database = await openMigratedDatabase(config)
+  const worker = new Worker({
+    db: database.db,
+    registry: createJobRegistry(),
+    log,
+    concurrency: config.worker.concurrency,
+    pollMs: config.worker.pollMs,
+    onPoll: createHousekeeping(database.db),
+  })
+  worker.start()
+  log.info({ workerId: worker.id }, 'worker started')
+  const stop = async () => {
+    await worker.stop()
+    await database.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => void stop())
+  process.once('SIGINT', () => void stop())
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError || error instanceof DataDirLockedError ? error.message : error)
+  process.exit(error instanceof ConfigError || error instanceof DataDirLockedError ? 2 : 1)
+})

@@ -1,0 +1,56 @@
+import type { Principal } from '../../lib/actor.js'
+import { hashApiKeySecret } from '../../lib/api-key-secret.js'
+import type { Db } from '../../db/schema.js'
+import { findActiveKeyPrincipal, type KeyLookup } from '../accounts/accounts.repo.js'
+
+interface Entry {
+  principal: Principal | null
+  expiresAt: number
+}
+
+// Bounded so a flood of random keys cannot grow memory without limit.
+const MAX_ENTRIES = 10_000
+
+/**
+ * Resolves API keys (by secret or by id, for tokens) to principals with a short cache, so the hot
+ * path does not pay a database round trip per request. Revocation clears the entry on the
+ * instance that revoked at once; other instances see it when their entry expires
+ * (API_KEY_CACHE_SECONDS, default 5).
+ */
+export class CredentialCache {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  bySecret(secret: string): Promise<Principal | null> {
+    const hash = hashApiKeySecret(secret)
+    return this.resolve(`h:${hash.toString('hex')}`, { secretHash: hash })
+  }
+
+  byKeyId(apiKeyId: string): Promise<Principal | null> {
+    return this.resolve(`i:${apiKeyId}`, { id: apiKeyId })
+  }
+
+  /** Forget a key at once (after revocation), whichever way it was looked up. */
+  forget(apiKeyId: string): void {
+    for (const [cacheKey, entry] of this.entries) {
+      if (cacheKey === `i:${apiKeyId}` || entry.principal?.apiKeyId === apiKeyId) this.entries.delete(cacheKey)
+    }
+  }
+
+  private async resolve(cacheKey: string, lookup: KeyLookup): Promise<Principal | null> {
+    const now = this.now()
+    const cached = this.entries.get(cacheKey)
+    if (cached && cached.expiresAt > now) return cached.principal
+    const principal = await findActiveKeyPrincipal(this.db, lookup)
+    if (this.ttlMs > 0) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
+      this.entries.set(cacheKey, { principal, expiresAt: now + this.ttlMs })
+    }
+    return principal
+  }
+}

@@ -1,0 +1,43 @@
+import type { Executor, UserRow } from '../../db/schema.js'
+import { offsetOf, type PageRequest } from '../../http/pagination.js'
+
+/** `accountId` undefined means an operator looking across accounts. */
+export type AccountScope = string | undefined
+
+export async function insertUser(tx: Executor, row: Omit<UserRow, 'created_at' | 'deactivated_at'>): Promise<UserRow> {
+  return tx.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findUser(db: Executor, scope: AccountScope, id: string): Promise<UserRow | undefined> {
+  let query = db.selectFrom('users').selectAll().where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.executeTakeFirst()
+}
+
+export async function findUserByEmail(db: Executor, accountId: string, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('account_id', '=', accountId).where('email', '=', email.toLowerCase()).executeTakeFirst()
+}
+
+export interface UserFilters {
+  email?: string | undefined
+  status?: 'active' | 'deactivated' | undefined
+}
+
+export async function listUsers(db: Executor, accountId: string, filters: UserFilters, pageReq: PageRequest) {
+  let query = db.selectFrom('users').where('account_id', '=', accountId)
+  if (filters.email) query = query.where('email', '=', filters.email.toLowerCase())
+  if (filters.status === 'active') query = query.where('deactivated_at', 'is', null)
+  if (filters.status === 'deactivated') query = query.where('deactivated_at', 'is not', null)
+  const [items, count] = await Promise.all([
+    query.selectAll().orderBy('created_at').orderBy('id').limit(pageReq.perPage).offset(offsetOf(pageReq)).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ])
+  return { items, total: count.total }
+}
+
+/** Deactivates once: a second call keeps the first deactivation time. */
+export async function deactivateUser(tx: Executor, scope: AccountScope, id: string, at: Date): Promise<UserRow | undefined> {
+  let query = tx.updateTable('users').set({ deactivated_at: at }).where('id', '=', id).where('deactivated_at', 'is', null)
+  if (scope) query = query.where('account_id', '=', scope)
+  return (await query.returningAll().executeTakeFirst()) ?? findUser(tx, scope, id)
+}

@@ -1,0 +1,56 @@
+import { Type, type Static } from 'typebox'
+import { PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js'
+
+/** The interface document's form for users named in comments: text@text.text. */
+export const UserEmail = Type.String({
+  pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+  maxLength: 254,
+  description: 'Email of the user, of the form text@text.text; stored lower-cased',
+  examples: ['jane.doe@example.com'],
+})
+
+export const RoleName = Type.String({
+  pattern: '^[a-z][a-z0-9_]{0,49}$',
+  description: 'A role of the user: lower-case letters, digits and underscores',
+  examples: ['admin'],
+})
+
+/** The user object of service-interface.md 2.3: deactivated_at only when the user is inactive. */
+export const UserSchema = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String(),
+    created_at: Timestamp,
+    deactivated_at: Type.Optional(Timestamp),
+    role_names: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+)
+export type User = Static<typeof UserSchema>
+
+export const CreateUserBody = Type.Object(
+  {
+    user: Type.Object(
+      {
+        email: UserEmail,
+        role_names: Type.Array(RoleName, { maxItems: 20, uniqueItems: true, default: [] }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, examples: [{ user: { email: 'jane.doe@example.com', role_names: ['benefits_admin'] } }] },
+)
+export type CreateUserInput = Static<typeof CreateUserBody>['user']
+
+export const UsersQuery = Type.Object(
+  {
+    ...PaginationQuery.properties,
+    email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact email, case-insensitive' })),
+    status: Type.Optional(Type.Enum(['active', 'deactivated'])),
+    account_id: Type.Optional(Type.String({ format: 'uuid', description: 'Operators only: list the users of another account' })),
+  },
+  { additionalProperties: false },
+)
+
+export const UserResponse = Type.Object({ user: UserSchema })
+export const UserList = Type.Object({ users: Type.Array(UserSchema) })
