@@ -72,19 +72,19 @@ export function problemResponses(...codes: ErrorCode[]): Record<number, TSchema>
   const responses: Record<number, TSchema> = {}
   for (const [status, code] of byStatus) {
     const entry = errorTable[code]
-    responses[status] = Type.Ref('Problem', {
+    const example = {
+      type: `urn:enrollsync:problem:${code}`,
+      title: entry.title,
+      status,
+      detail: entry.description,
+      instance: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b',
+      code,
+    }
+    // Declared under the media type actually sent, so generated clients parse it as a problem.
+    responses[status] = {
       description: statusDescriptions[status] ?? entry.title,
-      examples: [
-        {
-          type: `urn:enrollsync:problem:${code}`,
-          title: entry.title,
-          status,
-          detail: entry.description,
-          instance: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b',
-          code,
-        },
-      ],
-    })
+      content: { 'application/problem+json': { schema: Type.Ref('Problem'), example } },
+    } as unknown as TSchema
   }
   return responses
 }

@@ -41,15 +41,23 @@ async function main(): Promise<void> {
   worker?.start()
 
   const url = address.replace('://[::1]', '://localhost')
-  console.log(`Enrollsync is listening on ${url} (${database.kind === 'embedded' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`)
-  console.log(`API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`)
+  // One write, so whoever reads the output line by line sees the whole banner at once.
+  const banner = [
+    `Enrollsync is listening on ${url} (${database.kind === 'embedded' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`,
+  ]
   if (firstStart) {
-    console.log('\nFirst start: created two accounts. Their API keys are shown once here and kept in')
-    console.log(`${config.dataDir}/credentials.json (readable only by you):`)
-    console.log(`  operator (service) key: ${firstStart.service.api_key}`)
-    console.log(`  demo partner key:       ${firstStart.partner.api_key}`)
-    console.log(`Try: curl -H "Service-Api-Key: ${firstStart.partner.api_key}" ${url}/groups\n`)
+    banner.push(
+      '',
+      'First start: created two accounts. Their API keys are shown once here and kept in',
+      `${config.dataDir}/credentials.json (readable only by you):`,
+      `  operator (service) key: ${firstStart.service.api_key}`,
+      `  demo partner key:       ${firstStart.partner.api_key}`,
+      `Try: curl -H "Service-Api-Key: ${firstStart.partner.api_key}" ${url}/groups`,
+      '',
+    )
   }
+  console.log(banner.join('\n'))
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -120,7 +120,7 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
           'API_KEY_CACHE_SECONDS (default 5) on the others. Revoking a revoked key answers 204 again.',
         tags,
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses('forbidden', 'api_key_not_found') },
+        response: { 204: Type.Null({ description: 'Revoked (or already revoked)' }), ...problemResponses('forbidden', 'api_key_not_found') },
       },
     },
     async (request, reply) => {

@@ -66,8 +66,23 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false, examples: [{ api_key: { name: 'production integration' } }] },
 )
 
-export const AccountResponse = Type.Object({ account: AccountSchema })
-export const AccountList = Type.Object({ accounts: Type.Array(AccountSchema) })
-export const ApiKeyResponse = Type.Object({ api_key: CreatedApiKeySchema })
-export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKeySchema) })
+const accountExample = { id: '0193a4b2-0000-7000-8000-000000000001', name: 'Acme Benefits', kind: 'partner', external_identifier: 'acme', created_at: '2026-11-22T09:30:00.000Z' }
+const apiKeyExample = { id: '0193a4b2-0000-7000-8000-000000000002', account_id: '0193a4b2-0000-7000-8000-000000000001', name: 'production integration', prefix: 'esk_Q2xpZW50', created_at: '2026-11-22T09:30:00.000Z', revoked_at: null }
+
+export const AccountResponse = Type.Object({ account: AccountSchema }, { description: 'The account', examples: [{ account: accountExample }] })
+export const AccountList = Type.Object(
+  { accounts: Type.Array(AccountSchema) },
+  { description: 'One page of accounts', examples: [{ accounts: [accountExample] }] },
+)
+export const ApiKeyResponse = Type.Object(
+  { api_key: CreatedApiKeySchema },
+  {
+    description: 'The new key, with its secret shown this once',
+    examples: [{ api_key: { ...apiKeyExample, key: 'esk_Q2xpZW50X2V4YW1wbGVfa2V5X25vdF9yZWFsXzAwMDAwMDA' } }],
+  },
+)
+export const ApiKeyList = Type.Object(
+  { api_keys: Type.Array(ApiKeySchema) },
+  { description: "The account's keys, without secrets", examples: [{ api_keys: [apiKeyExample] }] },
+)
 export const AccountsQuery = Type.Object({ ...PaginationQuery.properties, kind: Type.Optional(AccountKind) }, { additionalProperties: false })

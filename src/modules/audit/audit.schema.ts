@@ -29,4 +29,7 @@ export const AuditEventsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const AuditEventList = Type.Object({ audit_events: Type.Array(AuditEventSchema) })
+export const AuditEventList = Type.Object(
+  { audit_events: Type.Array(AuditEventSchema) },
+  { description: 'One page of audit events, newest first', examples: [{ audit_events: [{ id: '0193a4b2-0000-7000-8000-000000000005', account_id: '0193a4b2-0000-7000-8000-000000000001', actor_account_id: '0193a4b2-0000-7000-8000-000000000009', api_key_id: '0193a4b2-0000-7000-8000-000000000008', channel: 'api', request_id: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', action: 'api_key.revoked', resource_type: 'api_key', resource_id: '0193a4b2-0000-7000-8000-000000000002', created_at: '2026-11-22T09:30:00.000Z' }] }] },
+)

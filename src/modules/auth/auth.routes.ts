@@ -13,6 +13,7 @@ const TokenResponse = Type.Object(
   },
   {
     additionalProperties: false,
+    description: 'A token valid for one day',
     examples: [{ token: 'eyJhbGciOiJIUzI1NiJ9...', token_type: 'Bearer', expires_at: '2026-11-23T09:30:00.000Z', expires_in: 86400 }],
   },
 )

@@ -17,4 +17,7 @@ export const GroupSchema = Type.Object(
 export type Group = Static<typeof GroupSchema>
 
 export const GroupsQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
-export const GroupList = Type.Object({ groups: Type.Array(GroupSchema) })
+export const GroupList = Type.Object(
+  { groups: Type.Array(GroupSchema) },
+  { description: 'One page of groups; see the Total and Link headers', examples: [{ groups: [{ id: '0193a4b2-0000-7000-8000-000000000004', account_id: '0193a4b2-0000-7000-8000-000000000001', external_identifier: 'acme-widgets', organization_name: 'Acme Widgets Inc.', insurance_market: 'small_group', phase: 'installation', created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-22T09:30:00.000Z' }] }] },
+)

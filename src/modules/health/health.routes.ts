@@ -3,7 +3,8 @@ import type { App } from '../../http/app-types.js'
 import { httpError } from '../../http/problem.js'
 import { publicProblemResponses } from '../../http/schemas.js'
 
-const Status = (value: string) => Type.Object({ status: Type.Literal(value) }, { additionalProperties: false })
+const Status = (value: string, description: string) =>
+  Type.Object({ status: Type.Literal(value) }, { additionalProperties: false, description, examples: [{ status: value }] })
 
 /** Probes for orchestrators: no credentials, no rate limit, nothing to leak. */
 export function healthRoutes(app: App, pingDatabase: () => Promise<void>): void {
@@ -16,7 +17,7 @@ export function healthRoutes(app: App, pingDatabase: () => Promise<void>): void 
         summary: 'Liveness: the process is up',
         tags: ['Health'],
         security: [],
-        response: { 200: Status('ok'), ...publicProblemResponses() },
+        response: { 200: Status('ok', 'The process is up'), ...publicProblemResponses() },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -31,7 +32,7 @@ export function healthRoutes(app: App, pingDatabase: () => Promise<void>): void 
         summary: 'Readiness: the database answers',
         tags: ['Health'],
         security: [],
-        response: { 200: Status('ready'), ...publicProblemResponses('service_unavailable') },
+        response: { 200: Status('ready', 'The database answers'), ...publicProblemResponses('service_unavailable') },
       },
     },
     async (request) => {

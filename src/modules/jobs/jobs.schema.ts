@@ -34,5 +34,22 @@ export const JobsQuery = Type.Object(
   { ...PaginationQuery.properties, status: Type.Optional(JobStatus), name: Type.Optional(Type.String({ maxLength: 100 })) },
   { additionalProperties: false },
 )
-export const JobList = Type.Object({ jobs: Type.Array(JobSchema) })
-export const JobResponse = Type.Object({ job: Type.Object({ ...JobSchema.properties, attempt_history: Type.Array(JobAttemptSchema) }) })
+const jobExample = { id: '0193a4b2-0000-7000-8000-000000000006', name: 'webhook.deliver', status: 'failed', attempts: 8, max_attempts: 8, run_at: '2026-11-22T09:30:00.000Z', last_error: 'connection refused', created_at: '2026-11-22T09:30:00.000Z', finished_at: '2026-11-22T09:30:00.000Z' }
+
+export const JobList = Type.Object({ jobs: Type.Array(JobSchema) }, { description: 'One page of jobs, newest first', examples: [{ jobs: [jobExample] }] })
+export const JobResponse = Type.Object(
+  { job: Type.Object({ ...JobSchema.properties, attempt_history: Type.Array(JobAttemptSchema) }) },
+  {
+    description: 'The job and every attempt',
+    examples: [
+      {
+        job: {
+          ...jobExample,
+          attempt_history: [
+            { attempt: 1, worker_id: 'host:1234:abcd', started_at: '2026-11-22T09:30:00.000Z', finished_at: '2026-11-22T09:30:00.000Z', outcome: 'failed', error: 'connection refused' },
+          ],
+        },
+      },
+    ],
+  },
+)

@@ -52,5 +52,10 @@ export const UsersQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const UserResponse = Type.Object({ user: UserSchema })
-export const UserList = Type.Object({ users: Type.Array(UserSchema) })
+const userExample = { id: '0193a4b2-0000-7000-8000-000000000003', email: 'jane.doe@example.com', created_at: '2026-11-22T09:30:00.000Z', role_names: ['benefits_admin'] }
+
+export const UserResponse = Type.Object({ user: UserSchema }, { description: 'The user', examples: [{ user: userExample }] })
+export const UserList = Type.Object(
+  { users: Type.Array(UserSchema) },
+  { description: 'One page of users; see the Total and Link headers', examples: [{ users: [userExample] }] },
+)

@@ -1,0 +1,35 @@
+import { writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { buildApp } from '../app.js'
+import { openDatabase } from '../db/database.js'
+import { renderErrorReference } from '../http/error-docs.js'
+import { MemoryRateLimitStore } from '../http/rate-limit.js'
+
+/** Where the committed document lives: the repository root, two levels above dist/main/. */
+export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url))
+const ERROR_REFERENCE_PATH = fileURLToPath(new URL('../../docs/errors.md', import.meta.url))
+
+/**
+ * `npm run openapi`: writes openapi.json from the route schemas and docs/errors.md from the error
+ * table. Tests fail when the committed files differ, so run this after changing a route or a code.
+ */
+async function main(): Promise<void> {
+  const database = await openDatabase({ kind: 'memory' })
+  const { app } = await buildApp({
+    db: database.db,
+    pingDatabase: database.ping,
+    tokenSigningSecret: 'openapi-generation-only-secret-not-used-for-anything',
+    rateLimitStore: new MemoryRateLimitStore(),
+    rateLimit: { max: 1, windowSeconds: 1 },
+    apiKeyCacheSeconds: 0,
+    bodyLimitBytes: 1024,
+    logger: false,
+  })
+  writeFileSync(OPENAPI_PATH, JSON.stringify(app.swagger(), null, 2) + '\n')
+  writeFileSync(ERROR_REFERENCE_PATH, renderErrorReference())
+  await app.close()
+  await database.close()
+  console.log(`Wrote ${OPENAPI_PATH} and ${ERROR_REFERENCE_PATH}`)
+}
+
+await main()
