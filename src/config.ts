@@ -65,6 +65,10 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     const problems = checkEnv.Errors(env).map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
+  if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
+    // The embedded database is single-process and meant for development and trials.
+    throw new ConfigError('DATABASE_URL is required in production (the embedded database is for development)')
+  }
   if (env.DATABASE_URL && !env.TOKEN_SIGNING_SECRET) {
     // Outside the embedded development mode there are no secret defaults: every instance of a
     // cluster must sign and verify tokens with the same secret.
