@@ -39,7 +39,8 @@ describe('npm start on the embedded database', () => {
     const groups = await fetch(`${server!.url}/groups`, { headers: { 'service-api-key': credentials.partner.api_key } })
     expect(groups.status).toBe(200)
     const accounts = await fetch(`${server!.url}/accounts`, { headers: { 'service-api-key': credentials.service.api_key } })
-    expect((await accounts.json()).accounts.map((a: { kind: string }) => a.kind).sort()).toEqual(['partner', 'service'])
+    const { accounts: listed } = (await accounts.json()) as { accounts: Array<{ kind: string }> }
+    expect(listed.map((a) => a.kind).sort()).toEqual(['partner', 'service'])
   })
 
   it('when a second process opens the same data directory, then it exits with a clear message and the first keeps serving', async () => {
@@ -51,7 +52,8 @@ describe('npm start on the embedded database', () => {
 
   it('when SIGTERM arrives during a request, then that request completes and the process exits 0; a restart keeps keys and tokens', async () => {
     const { partner } = readCredentials()
-    const token = (await (await fetch(`${server!.url}/auth/token`, { method: 'POST', headers: { 'service-api-key': partner.api_key } })).json()).token
+    const minted = await fetch(`${server!.url}/auth/token`, { method: 'POST', headers: { 'service-api-key': partner.api_key } })
+    const { token } = (await minted.json()) as { token: string }
     const body = JSON.stringify({ user: { email: 'drain@example.com' } })
     const url = new URL(`${server!.url}/users`)
     // Send the head and half the body, signal, then the rest: the request is in flight throughout.
@@ -79,6 +81,7 @@ describe('npm start on the embedded database', () => {
     expect(server.output()).not.toContain('First start')
     const users = await fetch(`${server.url}/users`, { headers: { authorization: `Bearer ${token}` } })
     expect(users.status).toBe(200)
-    expect((await users.json()).users.map((u: { email: string }) => u.email)).toContain('drain@example.com')
+    const { users: listedUsers } = (await users.json()) as { users: Array<{ email: string }> }
+    expect(listedUsers.map((u) => u.email)).toContain('drain@example.com')
   })
 })

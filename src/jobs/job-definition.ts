@@ -61,4 +61,8 @@ export class JobRegistry {
   get(name: string): JobDefinition | undefined {
     return this.definitions.get(name)
   }
+
+  names(): string[] {
+    return [...this.definitions.keys()]
+  }
 }

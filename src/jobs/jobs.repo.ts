@@ -4,15 +4,18 @@ import { offsetOf, type PageRequest } from '../http/pagination.js'
 import { uuidv7 } from '../lib/ids.js'
 
 /**
- * Takes up to `limit` due jobs for this worker. SKIP LOCKED lets any number of workers poll the
- * same table: a row one of them is claiming is invisible to the others, so no job runs twice.
+ * Takes up to `limit` due jobs for this worker, among the job names it can run. SKIP LOCKED lets
+ * any number of workers poll the same table: a row one of them is claiming is invisible to the
+ * others, so no job runs twice. Restricting to known names means a worker of an older release
+ * leaves a newer job for a worker that knows it, instead of failing it.
  */
-export async function claimDueJobs(db: Executor, workerId: string, limit: number): Promise<JobRow[]> {
+export async function claimDueJobs(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
+  if (names.length === 0) return []
   const result = await sql<JobRow>`
     update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
     where id in (
       select id from jobs
-      where status = 'pending' and run_at <= now()
+      where status = 'pending' and run_at <= now() and name = any(${[...names]}::text[])
       order by run_at, id
       limit ${limit}
       for update skip locked)

@@ -49,7 +49,7 @@ export class Worker {
     await releaseStaleJobs(db, staleAfterMs)
     const free = concurrency - this.running.size
     if (free <= 0) return 0
-    const jobs = await claimDueJobs(db, this.id, free)
+    const jobs = await claimDueJobs(db, this.id, free, this.options.registry.names())
     for (const job of jobs) {
       const run = this.execute(job).finally(() => this.running.delete(run))
       this.running.add(run)
@@ -95,6 +95,7 @@ export class Worker {
     let error: string | null = null
     let retryable = true
     try {
+      // Only registered names are claimed; this guards a registry changed while running.
       if (!definition) {
         retryable = false
         throw new Error(`no handler is registered for job ${job.name}`)
