@@ -5,7 +5,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { Db } from './db/schema.js'
 import type { App } from './http/app-types.js'
-import { registerGuard } from './http/guard.js'
+import { DOCS_PREFIX, registerGuard } from './http/guard.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { openApiOptions } from './http/openapi.js'
 import { httpError, problem, sendProblem, toProblem } from './http/problem.js'
@@ -97,7 +97,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
     } catch (error) {
-      const reason = error instanceof SyntaxError ? error.message : 'forbidden prototype property'
+      // V8 quotes the text around an unexpected token (`Unexpected token ''', ..."ssn":'123-45-67"...`):
+      // that text may be an SSN or a birth date, so only the part before the quote is kept.
+      const reason = error instanceof SyntaxError ? error.message.replace(/,\s*(?:\.\.\.)?".*$/s, '') : 'forbidden prototype property'
       done(httpError('malformed_json', `The body is not valid JSON: ${reason}`), undefined)
     }
   })
@@ -111,15 +113,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
   )
 
-  await app.register(fastifySwagger, openApiOptions)
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
-  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
-
+  // The guard goes first: its onRoute hook checks every route registered after it.
   const credentials = new CredentialCache(deps.db, deps.apiKeyCacheSeconds * 1000)
   const tokens = new TokenService(deps.tokenSigningSecret)
   const limiter = new RateLimiter(deps.rateLimitStore, deps.rateLimit.max, deps.rateLimit.windowSeconds)
   registerGuard(app, { credentials, tokens, limiter })
   registerIdempotency(app, deps.db)
+
+  await app.register(fastifySwagger, openApiOptions)
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true, tryItOutEnabled: true } })
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
   const services = createServices(deps.db, credentials)
   healthRoutes(app, deps.pingDatabase)

@@ -9,6 +9,8 @@ import type { ErrorCode } from './error-table.js'
 import { httpError } from './problem.js'
 import { RateLimiter } from './rate-limit.js'
 
+export const DOCS_PREFIX = '/docs'
+
 type Authentication = { principal: Principal } | { failure: DomainError<ErrorCode> }
 
 export interface GuardDeps {
@@ -64,9 +66,19 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, allowBeare
  */
 export function registerGuard(app: App, deps: GuardDeps): void {
   app.decorateRequest('actor', null)
+  // Fail closed: a route without an explicit policy stops the start instead of being public.
+  // Only the reference pages under /docs (registered by @fastify/swagger-ui) are public by default.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth !== undefined) return
+    if (route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`)) {
+      route.config = { ...route.config, auth: 'none' }
+      return
+    }
+    throw new Error(`Route ${String(route.method)} ${route.url} declares no auth policy (config.auth)`)
+  })
   app.addHook('onRequest', async (request, reply) => {
     const policy = request.routeOptions.config.auth
-    if (request.is404 || policy === undefined || policy === 'none') return
+    if (request.is404 || policy === 'none') return
 
     const authentication = await authenticate(request, deps, policy !== 'api_key')
     const limitKey = 'principal' in authentication ? `account:${authentication.principal.accountId}` : `address:${request.ip}`
