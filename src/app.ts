@@ -106,7 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
 
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error instanceof Error ? error : new Error(String(error)), request)
-    if (body.status >= 500) request.log.error({ err: error }, 'request failed unexpectedly')
+    // Expected failures (a 503 from /readyz) are logged where they happen; only surprises here.
+    if (body.code === 'internal_error') request.log.error({ err: error }, 'request failed unexpectedly')
     return sendProblem(reply, body)
   })
   app.setNotFoundHandler((request, reply) =>
