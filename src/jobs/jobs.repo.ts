@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import type { Executor, JobRow, JobStatus } from '../db/schema.js'
-import { offsetOf, type PageRequest } from '../http/pagination.js'
+import type { PageRequest } from '../http/pagination.js'
+import { selectPage } from '../db/paging.js'
 import { uuidv7 } from '../lib/ids.js'
 
 /**
@@ -82,11 +83,7 @@ export async function listJobs(db: Executor, filters: { status?: JobStatus | und
   let query = db.selectFrom('jobs')
   if (filters.status) query = query.where('status', '=', filters.status)
   if (filters.name) query = query.where('name', '=', filters.name)
-  const [items, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(pageReq.perPage).offset(offsetOf(pageReq)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items, total: count.total }
+  return selectPage(query, pageReq, (q) => q.selectAll(), 'desc')
 }
 
 export async function findJob(db: Executor, id: string) {

@@ -1,6 +1,7 @@
 import type { Principal } from '../../lib/actor.js'
 import type { AccountRow, ApiKeyRow, Executor } from '../../db/schema.js'
-import { offsetOf, type PageRequest } from '../../http/pagination.js'
+import type { PageRequest } from '../../http/pagination.js'
+import { selectPage } from '../../db/paging.js'
 
 export async function insertAccount(tx: Executor, row: Omit<AccountRow, 'created_at'>): Promise<AccountRow> {
   return tx.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow()
@@ -13,11 +14,7 @@ export async function findAccount(db: Executor, id: string): Promise<AccountRow 
 export async function listAccounts(db: Executor, kind: AccountRow['kind'] | undefined, pageReq: PageRequest) {
   let query = db.selectFrom('accounts')
   if (kind) query = query.where('kind', '=', kind)
-  const [items, count] = await Promise.all([
-    query.selectAll().orderBy('created_at').orderBy('id').limit(pageReq.perPage).offset(offsetOf(pageReq)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items, total: count.total }
+  return selectPage(query, pageReq, (q) => q.selectAll())
 }
 
 export async function countAccounts(db: Executor): Promise<number> {

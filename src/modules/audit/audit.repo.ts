@@ -2,7 +2,7 @@ import type { Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Executor } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
-import { offsetOf } from '../../http/pagination.js'
+import { selectPage } from '../../db/paging.js'
 
 export interface AuditedChange {
   /** The account that owns the changed resource (an operator may act on a partner's data). */
@@ -43,9 +43,5 @@ export async function listAuditEvents(db: Executor, filters: AuditFilters, pageR
   if (filters.action) query = query.where('action', '=', filters.action)
   if (filters.resourceType) query = query.where('resource_type', '=', filters.resourceType)
   if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId)
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(pageReq.perPage).offset(offsetOf(pageReq)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: rows, total: count.total }
+  return selectPage(query, pageReq, (q) => q.selectAll(), 'desc')
 }

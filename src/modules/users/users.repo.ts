@@ -1,5 +1,6 @@
 import type { Executor, UserRow } from '../../db/schema.js'
-import { offsetOf, type PageRequest } from '../../http/pagination.js'
+import type { PageRequest } from '../../http/pagination.js'
+import { selectPage } from '../../db/paging.js'
 
 /** `accountId` undefined means an operator looking across accounts. */
 export type AccountScope = string | undefined
@@ -28,11 +29,7 @@ export async function listUsers(db: Executor, accountId: string, filters: UserFi
   if (filters.email) query = query.where('email', '=', filters.email.toLowerCase())
   if (filters.status === 'active') query = query.where('deactivated_at', 'is', null)
   if (filters.status === 'deactivated') query = query.where('deactivated_at', 'is not', null)
-  const [items, count] = await Promise.all([
-    query.selectAll().orderBy('created_at').orderBy('id').limit(pageReq.perPage).offset(offsetOf(pageReq)).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items, total: count.total }
+  return selectPage(query, pageReq, (q) => q.selectAll())
 }
 
 /** Deactivates once: a second call keeps the first deactivation time. */
