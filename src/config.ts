@@ -54,13 +54,23 @@ export class ConfigError extends Error {}
 
 const checkEnv = Compile(EnvSchema)
 
+// Value.Convert reads "80.5" as 80 and "true" as 1; an integer variable must be written as one.
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/
+const INTEGER_VARIABLES = Object.entries(EnvSchema.properties)
+  .filter(([, schema]) => (schema as { type?: unknown }).type === 'integer')
+  .map(([name]) => name)
+
 export function loadConfig(source: Record<string, string | undefined>): Config {
   const known = Object.fromEntries(
     Object.keys(EnvSchema.properties)
       .filter((name) => source[name] !== undefined && source[name] !== '')
       .map((name) => [name, source[name]]),
   )
-  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, known))
+  const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, known)) as Record<string, unknown>
+  for (const name of INTEGER_VARIABLES) {
+    const text = source[name]
+    if (text && !INTEGER_TEXT.test(text)) env[name] = text
+  }
   if (!checkEnv.Check(env)) {
     const problems = checkEnv.Errors(env).map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`)
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
@@ -77,6 +87,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   const database: DatabaseConfig = env.DATABASE_URL
     ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
     : { kind: 'embedded', dataDir: env.DATA_DIR }
+  Object.freeze(database)
   return Object.freeze({
     env: env.NODE_ENV,
     host: env.HOST,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import type { Db } from './schema.js'
@@ -22,7 +23,7 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
     .sort()
     .map((file) => {
-      const text = readFileSync(dir + file, 'utf8')
+      const text = readFileSync(join(dir, file), 'utf8')
       return {
         version: Number.parseInt(file.slice(0, 4), 10),
         name: file,

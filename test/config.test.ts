@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+const SECRET = 'a-signing-secret-of-at-least-32-characters'
+
+function configError(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
+}
+
+describe('loadConfig', () => {
+  it('when nothing is set, then the embedded development defaults apply', () => {
+    const config = loadConfig({})
+    expect(config).toEqual({
+      env: 'development',
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: './data',
+      database: { kind: 'embedded', dataDir: './data' },
+      redisUrl: undefined,
+      tokenSigningSecret: undefined,
+      rateLimit: { max: 1500, windowSeconds: 300 },
+      apiKeyCacheSeconds: 5,
+      bodyLimitBytes: 16 * 1024 * 1024,
+      worker: { mode: 'in-process', concurrency: 4, pollMs: 1000 },
+      logLevel: 'info',
+      trustProxy: false,
+    })
+  })
+
+  it('when variables are set as strings, then numbers and booleans are parsed', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATA_DIR: '/var/lib/enrollsync',
+      RATE_LIMIT_MAX: '20',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+      API_KEY_CACHE_SECONDS: '0',
+      WORKER_CONCURRENCY: '16',
+      WORKER: 'off',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'warn',
+    })
+    expect(config).toMatchObject({
+      port: 8080,
+      dataDir: '/var/lib/enrollsync',
+      database: { kind: 'embedded', dataDir: '/var/lib/enrollsync' },
+      rateLimit: { max: 20, windowSeconds: 60 },
+      apiKeyCacheSeconds: 0,
+      worker: { mode: 'off', concurrency: 16 },
+      trustProxy: true,
+      logLevel: 'warn',
+    })
+  })
+
+  it('when a variable is set to an empty string, then it counts as unset', () => {
+    expect(loadConfig({ PORT: '', DATA_DIR: '', DATABASE_URL: '' })).toMatchObject({ port: 3000, dataDir: './data', database: { kind: 'embedded' } })
+  })
+
+  it('when variables the service does not know are present, then they are ignored', () => {
+    const config = loadConfig({ PATH: '/usr/bin', HOME: '/root', PORT: '3001' })
+    expect(config.port).toBe(3001)
+    expect(Object.keys(config)).not.toContain('PATH')
+  })
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['PORT', 'false'],
+    ['RATE_LIMIT_MAX', '2.9'],
+    ['RATE_LIMIT_MAX', 'true'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_WINDOW_SECONDS', 'five'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['WORKER', 'sometimes'],
+    ['WORKER_CONCURRENCY', '1000'],
+    ['LOG_LEVEL', 'verbose'],
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['TOKEN_SIGNING_SECRET', 'too-short'],
+    ['BODY_LIMIT_BYTES', '10'],
+  ])('when %s is %j, then ConfigError names the variable', (name, value) => {
+    const error = configError({ [name]: value, ...(name === 'DATABASE_URL' ? { TOKEN_SIGNING_SECRET: SECRET } : {}) })
+    expect(error.message).toContain(name)
+  })
+
+  it('when an integer carries a sign or spaces, then it is still read as that integer', () => {
+    expect(loadConfig({ PORT: ' 8080 ', RATE_LIMIT_MAX: '+20' })).toMatchObject({ port: 8080, rateLimit: { max: 20 } })
+    expect(configError({ PORT: '-1' }).message).toContain('PORT')
+  })
+
+  it('when a secret is refused, then the message does not repeat its value', () => {
+    const error = configError({ TOKEN_SIGNING_SECRET: 'short-secret-value' })
+    expect(error.message).not.toContain('short-secret-value')
+  })
+
+  it('when DATABASE_URL is set without TOKEN_SIGNING_SECRET, then it is refused', () => {
+    const error = configError({ DATABASE_URL: 'postgres://app@127.0.0.1:5432/enrollsync' })
+    expect(error.message).toContain('TOKEN_SIGNING_SECRET')
+    expect(error.message).toContain('DATABASE_URL')
+  })
+
+  it('when DATABASE_URL and TOKEN_SIGNING_SECRET are set, then PostgreSQL is used with the pool size', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://app@127.0.0.1:5432/enrollsync', TOKEN_SIGNING_SECRET: SECRET, DATABASE_POOL_SIZE: '25' })
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://app@127.0.0.1:5432/enrollsync', poolSize: 25 })
+    expect(config.tokenSigningSecret).toBe(SECRET)
+    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET }).database).toMatchObject({ poolSize: 10 })
+  })
+
+  it('when the configuration is loaded, then it is frozen all the way down', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET })
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(Object.isFrozen(config.rateLimit)).toBe(true)
+    expect(Object.isFrozen(config.worker)).toBe(true)
+    expect(Object.isFrozen(config.database)).toBe(true)
+    expect(() => {
+      ;(config as { port: number }).port = 1
+    }).toThrow(TypeError)
+    expect(() => {
+      ;(config.database as { url: string }).url = 'postgres://elsewhere/db'
+    }).toThrow(TypeError)
+    expect(config.database).toMatchObject({ url: 'postgres://127.0.0.1/x' })
+  })
+
+  it('when the source object changes after loading, then the configuration does not', () => {
+    const env: Record<string, string> = { PORT: '4000' }
+    const config = loadConfig(env)
+    env.PORT = '5000'
+    expect(config.port).toBe(4000)
+  })
+})
