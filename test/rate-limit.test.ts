@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../src/http/rate-limit.js'
+import { MemoryRateLimitStore, RateLimiter } from '../src/http/rate-limit.js'
+import { RedisRateLimitStore } from '../src/http/redis-rate-limit-store.js'
 import { call, startTestApp, type TestApp } from './helpers/test-app.js'
 
 const MAX = 5
@@ -134,11 +135,16 @@ describe('RateLimiter over MemoryRateLimitStore (injected clock)', () => {
     }
   })
 
-  it('when headers are built from a verdict, then they follow the IETF RateLimit fields', () => {
-    expect(RateLimiter.headers({ allowed: true, limit: 1500, remaining: 1499, resetSeconds: 300, windowSeconds: 300 })).toEqual({
-      'RateLimit-Policy': '"default";q=1500;w=300',
-      RateLimit: '"default";r=1499;t=300',
-    })
+  it('when headers are built from a verdict, then they follow the IETF RateLimit fields', async () => {
+    const limiter = new RateLimiter(new MemoryRateLimitStore(), 1500, 300)
+    try {
+      expect(limiter.headers({ allowed: true, limit: 1500, remaining: 1499, resetSeconds: 300, windowSeconds: 300 })).toEqual({
+        'RateLimit-Policy': '"default";q=1500;w=300',
+        RateLimit: '"default";r=1499;t=300',
+      })
+    } finally {
+      await limiter.close()
+    }
   })
 })
 

@@ -1,6 +1,4 @@
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
-import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig } from '../config.js'
@@ -35,6 +33,9 @@ export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }):
     dataDir = join(config.dataDir, 'pgdata')
   }
   try {
+    // Loaded only in embedded mode: the WASM build is tens of megabytes a PostgreSQL deployment never needs.
+    const { PGlite } = await import('@electric-sql/pglite')
+    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres')
     const pglite = await PGlite.create(dataDir)
     const pool = new pg.Pool(createPgConfig(pglite))
     return wrap(pool, 'embedded', async () => {

@@ -59,7 +59,7 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, allowBeare
 }
 
 /**
- * One onRequest hook per request, in this order: authenticate, count the call against the
+ * One onRequest hook per request, in this order: set X-Request-Id, authenticate, count the call against the
  * account's limit (or the client address when authentication failed, so guessing keys is
  * limited too), then refuse what failed. Public routes (`auth: 'none'`) and unknown routes skip
  * all of it, which keeps health checks free of auth and limits.
@@ -77,6 +77,8 @@ export function registerGuard(app: App, deps: GuardDeps): void {
     throw new Error(`Route ${String(route.method)} ${route.url} declares no auth policy (config.auth)`)
   })
   app.addHook('onRequest', async (request, reply) => {
+    // Every response carries its request id; set here to spare the hot path a hook of its own.
+    reply.header('X-Request-Id', request.id)
     const policy = request.routeOptions.config.auth
     if (request.is404 || policy === 'none') return
 
@@ -84,7 +86,7 @@ export function registerGuard(app: App, deps: GuardDeps): void {
     const limitKey = 'principal' in authentication ? `account:${authentication.principal.accountId}` : `address:${request.ip}`
     const verdict = await consumeOrAllow(deps.limiter, limitKey, request)
     if (verdict) {
-      reply.headers(RateLimiter.headers(verdict))
+      reply.headers(deps.limiter.headers(verdict))
       if (!verdict.allowed) {
         reply.header('Retry-After', String(verdict.resetSeconds))
         throw httpError(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
@@ -23,8 +24,8 @@ declare module 'fastify' {
 export function registerIdempotency(app: App, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined)
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || !request.actor) return
+  const claimKey: preHandlerAsyncHookHandler = async function (request, reply) {
+    if (!request.actor) return
     const header = request.headers['idempotency-key']
     if (header === undefined) return
     const key = Array.isArray(header) ? header[0] : header
@@ -48,9 +49,9 @@ export function registerIdempotency(app: App, db: Db): void {
         reply.headers(claim.headers).header('Idempotent-Replayed', 'true').code(claim.status)
         return reply.send(claim.body === '' ? undefined : claim.body)
     }
-  })
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const storeAnswer: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
     const key = request.idempotencyKey
     if (!key || !request.actor) return payload
     request.idempotencyKey = undefined
@@ -75,5 +76,17 @@ export function registerIdempotency(app: App, db: Db): void {
       request.log.error({ err: error }, 'could not record the idempotent response')
     }
     return payload
+  }
+
+  // Only POST routes get the hooks: reads on the hot path pay nothing for idempotency.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    if (!methods.includes('POST')) return
+    route.preHandler = [...toArray(route.preHandler), claimKey]
+    route.onSend = [...toArray(route.onSend), storeAnswer]
   })
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }

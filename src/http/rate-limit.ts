@@ -1,5 +1,3 @@
-import { Redis } from 'ioredis'
-
 export interface WindowCount {
   /** Calls counted in the current window, this one included. */
   count: number
@@ -42,35 +40,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-// INCR and PEXPIRE in one script so the first call of a window always sets its expiry, even
-// when several instances race on it.
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return { count, ttl }`
-
-/** Counters in Redis, so every instance of a cluster enforces one limit per account. */
-export class RedisRateLimitStore implements RateLimitStore {
-  private readonly redis: Redis
-
-  constructor(url: string, private readonly prefix = 'enrollsync:rate:') {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
-    // Errors surface through hit(); without a listener ioredis would also print them unhandled.
-    this.redis.on('error', () => {})
-  }
-
-  async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, windowMs)) as [number, number]
-    return { count, resetInMs: ttl }
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect())
-  }
-}
-
 export interface RateLimitVerdict {
   allowed: boolean
   limit: number
@@ -80,11 +49,15 @@ export interface RateLimitVerdict {
 }
 
 export class RateLimiter {
+  private readonly policyHeader: string
+
   constructor(
     private readonly store: RateLimitStore,
     readonly max: number,
     readonly windowSeconds: number,
-  ) {}
+  ) {
+    this.policyHeader = `"default";q=${max};w=${windowSeconds}`
+  }
 
   async consume(key: string): Promise<RateLimitVerdict> {
     const { count, resetInMs } = await this.store.hit(key, this.windowSeconds * 1000)
@@ -98,9 +71,9 @@ export class RateLimiter {
   }
 
   /** The IETF RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
-  static headers(verdict: RateLimitVerdict): Record<string, string> {
+  headers(verdict: RateLimitVerdict): Record<string, string> {
     return {
-      'RateLimit-Policy': `"default";q=${verdict.limit};w=${verdict.windowSeconds}`,
+      'RateLimit-Policy': this.policyHeader,
       RateLimit: `"default";r=${verdict.remaining};t=${verdict.resetSeconds}`,
     }
   }

@@ -73,6 +73,8 @@ export function fieldProblemsFromValidation(errors: readonly FastifySchemaValida
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const checker = Compile(schema)
   return (value: unknown) => {
+    // Most requests are already complete and typed: check first, fill in and convert only if not.
+    if (checker.Check(value)) return { value }
     let candidate = Value.Default(schema, value)
     if (httpPart !== 'body') candidate = Value.Convert(schema, candidate)
     if (checker.Check(candidate)) return { value: candidate }

@@ -6,7 +6,7 @@ import { REDACTED_LOG_PATHS } from '../app.js'
 import type { Config } from '../config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrate } from '../db/migrator.js'
-import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from '../http/rate-limit.js'
+import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit.js'
 
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
   const handle = await openDatabase(config.database)
@@ -35,8 +35,11 @@ export function resolveTokenSecret(config: Config): string {
   return secret
 }
 
-export function createRateLimitStore(config: Config): RateLimitStore {
-  return config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore()
+/** Redis only when configured; the client library is not even loaded otherwise. */
+export async function createRateLimitStore(config: Config): Promise<RateLimitStore> {
+  if (!config.redisUrl) return new MemoryRateLimitStore()
+  const { RedisRateLimitStore } = await import('../http/redis-rate-limit-store.js')
+  return new RedisRateLimitStore(config.redisUrl)
 }
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     db: database.db,
     pingDatabase: database.ping,
     tokenSigningSecret,
-    rateLimitStore: createRateLimitStore(config),
+    rateLimitStore: await createRateLimitStore(config),
     rateLimit: config.rateLimit,
     apiKeyCacheSeconds: config.apiKeyCacheSeconds,
     bodyLimitBytes: config.bodyLimitBytes,

@@ -12,6 +12,8 @@ export function healthRoutes(app: App, pingDatabase: () => Promise<void>): void 
     '/healthz',
     {
       config: { auth: 'none' },
+      // Probes arrive every few seconds: their access lines would drown the log.
+      logLevel: 'warn',
       schema: {
         operationId: 'getLiveness',
         summary: 'Liveness: the process is up',
@@ -27,6 +29,7 @@ export function healthRoutes(app: App, pingDatabase: () => Promise<void>): void 
     '/readyz',
     {
       config: { auth: 'none' },
+      logLevel: 'warn',
       schema: {
         operationId: 'getReadiness',
         summary: 'Readiness: the database answers',
