@@ -79,11 +79,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   app.addSchema(ProblemSchema)
 
   // The path without its query string: filters such as ?email= may hold personal data.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     )
+    done()
   })
 
   // JSON only; the raw text is kept for Idempotency-Key fingerprints. An empty body is no body,

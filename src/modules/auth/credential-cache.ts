@@ -26,9 +26,15 @@ export class CredentialCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Cached under the key as presented, so a hit costs a map lookup, not a hash. The key is in
+   * this process's memory for the request anyway; only the database never sees it in clear.
+   */
   bySecret(secret: string): Promise<Principal | null> {
-    const hash = hashApiKeySecret(secret)
-    return this.resolve(`h:${hash.toString('hex')}`, { secretHash: hash })
+    const cacheKey = `s:${secret}`
+    const cached = this.fresh(cacheKey)
+    if (cached !== undefined) return Promise.resolve(cached)
+    return this.resolve(cacheKey, { secretHash: hashApiKeySecret(secret) })
   }
 
   byKeyId(apiKeyId: string): Promise<Principal | null> {
@@ -42,11 +48,16 @@ export class CredentialCache {
     }
   }
 
-  private async resolve(cacheKey: string, lookup: KeyLookup): Promise<Principal | null> {
-    const now = this.now()
+  private fresh(cacheKey: string): Principal | null | undefined {
     const cached = this.entries.get(cacheKey)
-    if (cached && cached.expiresAt > now) return cached.principal
+    return cached && cached.expiresAt > this.now() ? cached.principal : undefined
+  }
+
+  private async resolve(cacheKey: string, lookup: KeyLookup): Promise<Principal | null> {
+    const cached = this.fresh(cacheKey)
+    if (cached !== undefined) return cached
     const principal = await findActiveKeyPrincipal(this.db, lookup)
+    const now = this.now()
     if (this.ttlMs > 0) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
       this.entries.set(cacheKey, { principal, expiresAt: now + this.ttlMs })
