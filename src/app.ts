@@ -16,6 +16,8 @@ import { uuidv7 } from './lib/ids.js'
 import { accountsRoutes } from './modules/accounts/accounts.routes.js'
 import { createAccountsService } from './modules/accounts/accounts.service.js'
 import { auditRoutes } from './modules/audit/audit.routes.js'
+import { CarrierCatalog } from './modules/carriers/carriers.catalog.js'
+import { carriersRoutes } from './modules/carriers/carriers.routes.js'
 import { authRoutes } from './modules/auth/auth.routes.js'
 import { CredentialCache } from './modules/auth/credential-cache.js'
 import { TokenService } from './modules/auth/tokens.js'
@@ -37,6 +39,8 @@ export interface AppDeps {
   /** Fastify logger options (pino), or false for none (tests). */
   logger: FastifyServerOptions['logger']
   trustProxy?: boolean
+  /** The deployment's carriers; the built-in list by default. */
+  carriers?: CarrierCatalog
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -131,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   accountsRoutes(app, services.accounts)
   usersRoutes(app, services.users)
   groupsRoutes(app, services.groups)
+  carriersRoutes(app, deps.carriers ?? new CarrierCatalog())
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)
 

@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
+  CARRIERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -48,6 +49,8 @@ export interface Config {
   readonly worker: { readonly mode: Env['WORKER']; readonly concurrency: number; readonly pollMs: number }
   readonly logLevel: Env['LOG_LEVEL']
   readonly trustProxy: boolean
+  /** A JSON file listing the deployment's carriers; the built-in list when undefined. */
+  readonly carriersFile: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -102,5 +105,6 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS }),
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
+    carriersFile: env.CARRIERS_FILE,
   })
 }

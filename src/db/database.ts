@@ -7,6 +7,9 @@ import type { Database, Db } from './schema.js'
 
 // Return int8 (counts) as numbers: every count we serve is far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10))
+// Keep `date` columns as the YYYY-MM-DD text they are: a JavaScript Date would shift them by the
+// server's time zone, and the API speaks dates as strings anyway.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value)
 
 export interface DatabaseHandle {
   readonly db: Db

@@ -33,6 +33,9 @@ export interface UsersTable {
   deactivated_at: NullableTimestamp
 }
 
+/** Dates (`date` columns) travel as YYYY-MM-DD strings: see the type parser in database.ts. */
+type DateString = string
+
 export interface GroupsTable {
   id: string
   account_id: string
@@ -40,6 +43,234 @@ export interface GroupsTable {
   organization_name: string
   insurance_market: string
   phase: Generated<'installation' | 'member_management'>
+  fein: string | null
+  established_date: DateString | null
+  employer_type: string | null
+  census_employees: number | null
+  census_full_time_equivalent: number | null
+  census_eligible_employees: number | null
+  producer_agency: Json<unknown> | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface LocationsTable {
+  id: string
+  account_id: string
+  group_id: string
+  external_identifier: string
+  type: string
+  is_primary: Generated<boolean>
+  address_line_1: string
+  address_line_2: string | null
+  city: string
+  state: string
+  zip: string
+  fips_county_code: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ProducersOfRecordTable {
+  id: string
+  account_id: string
+  group_id: string
+  position: number
+  first_name: string | null
+  last_name: string
+  national_producer_number: string
+  state_license_number: string | null
+  email: string
+  phone_number: string | null
+  signature_date: DateString
+  /** numeric(5,2): pg returns it as a string ("60.00"). */
+  commission_split: ColumnType<string, string | number, string | number>
+  writing_producer: boolean
+  agency: Json<unknown> | null
+  created_at: Timestamp
+}
+
+export type CoveragePeriodState = 'initial' | 'configuration' | 'test' | 'production' | 'expired'
+
+export interface CoveragePeriodsTable {
+  id: string
+  account_id: string
+  group_id: string
+  external_identifier: string
+  carrier_name: string
+  coverage_start_date: DateString
+  coverage_end_date: DateString | null
+  open_enrollment_start_date: DateString | null
+  open_enrollment_end_date: DateString | null
+  carrier_group_number: string | null
+  additional_information: string | null
+  sign_off_name: string | null
+  sign_off_title: string | null
+  sign_off_date: DateString | null
+  state: Generated<CoveragePeriodState>
+  distribution_format: 'edi' | 'api' | 'manual'
+  setup_completed_at: NullableTimestamp
+  installed_at: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface GroupInstallmentsTable {
+  id: string
+  account_id: string
+  group_id: string
+  carrier_name: string
+  status: Generated<'in_progress' | 'setup_completed' | 'installed' | 'cancelled'>
+  coverage_period_id: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface PlansTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  external_identifier: string
+  description: string
+  product_line: string
+  product_type: string | null
+  premium_level: string | null
+  voluntary: boolean
+  policy_premium_method: string
+  premium_rating_method: string | null
+  riders: Json<unknown>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface EmploymentClassificationsTable {
+  id: string
+  account_id: string
+  group_id: string
+  external_identifier: string
+  description: string
+  type: 'class' | 'subgroup' | 'department' | 'division' | 'region'
+  start_date: DateString
+  end_date: DateString | null
+  carrier_identifier: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface MembersTable {
+  id: string
+  account_id: string
+  group_id: string
+  subscriber_id: string | null
+  kind: 'subscriber' | 'dependent'
+  external_identifier: string
+  first_name: string
+  middle_name: string | null
+  last_name: string
+  birth_date: DateString
+  gender: string
+  ssn_ciphertext: string | null
+  ssn_key_id: string | null
+  ssn_hash: string | null
+  ssn_last_four: string | null
+  marital_status: string | null
+  tobacco_use: boolean | null
+  handicapped: boolean | null
+  subscriber_relationship: string | null
+  location_id: string | null
+  employment_classification_id: string | null
+  class_effective_date: DateString | null
+  residential_address: Json<unknown> | null
+  mailing_address: Json<unknown> | null
+  emails: Json<unknown>
+  phone_numbers: Json<unknown>
+  employment_details: Json<unknown> | null
+  status: Generated<'pending' | 'submitted' | 'synced' | 'errors'>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface QualifyingLifeEventsTable {
+  id: string
+  account_id: string
+  subscriber_id: string
+  coverage_period_id: string
+  external_identifier: string | null
+  event: string
+  date: DateString
+  eligibility_start_date: DateString
+  created_at: Timestamp
+}
+
+export interface PlanElectionsTable {
+  id: string
+  account_id: string
+  qualifying_life_event_id: string
+  election_key: string
+  type: 'election' | 'waiver'
+  plan_id: string | null
+  waiver_signature_date: DateString | null
+  waiver_reason: string | null
+}
+
+export interface CoveragesTable {
+  id: string
+  account_id: string
+  plan_election_id: string
+  plan_id: string
+  member_id: string
+  start_date: DateString
+  end_date: DateString | null
+  status: 'employer_sponsored' | 'cobra'
+  volume: number | null
+}
+
+export interface ProviderSelectionsTable {
+  id: string
+  account_id: string
+  member_id: string
+  plan_id: string
+  npi: string
+  first_name: string | null
+  last_name: string | null
+  organization_name: string | null
+  effective_date: DateString
+  existing_patient: boolean | null
+  created_at: Timestamp
+}
+
+export type WorkOrderStatus = 'open' | 'in_progress' | 'submitted' | 'needs_information' | 'completed' | 'cancelled'
+
+export interface WorkOrdersTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  status: Generated<WorkOrderStatus>
+  history: Json<unknown>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ErrorsTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  group_id: string
+  member_id: string | null
+  plan_id: string | null
+  assignee: 'service' | 'partner'
+  severity: 'failure' | 'info' | 'warning'
+  status: Generated<'unresolved' | 'resolved' | 'returned'>
+  source: 'file_validation' | 'reconciliation' | 'api' | 'manual' | 'error_report'
+  message: string
+  discrepancy_parameter: string
+  discrepancy_carrier: Json<unknown> | null
+  discrepancy_platform: Json<unknown> | null
+  created_by_user_id: string | null
+  resolution_message: string | null
+  resolved_at: NullableTimestamp
+  resolved_by: string | null
+  transaction_ids: Json<unknown>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -107,6 +338,19 @@ export interface Database {
   jobs: JobsTable
   job_attempts: JobAttemptsTable
   audit_events: AuditEventsTable
+  locations: LocationsTable
+  producers_of_record: ProducersOfRecordTable
+  coverage_periods: CoveragePeriodsTable
+  group_installments: GroupInstallmentsTable
+  plans: PlansTable
+  employment_classifications: EmploymentClassificationsTable
+  members: MembersTable
+  qualifying_life_events: QualifyingLifeEventsTable
+  plan_elections: PlanElectionsTable
+  coverages: CoveragesTable
+  provider_selections: ProviderSelectionsTable
+  work_orders: WorkOrdersTable
+  errors: ErrorsTable
 }
 
 export type Db = Kysely<Database>

@@ -29,6 +29,7 @@ export const openApiOptions: SwaggerOptions = {
       { name: 'Authentication', description: 'API keys and tokens' },
       { name: 'Users', description: 'Registered users named in comments and resolutions' },
       { name: 'Groups', description: 'Employer groups' },
+      { name: 'Carriers', description: 'The carriers groups are placed with' },
       { name: 'Operator', description: 'Endpoints for the operator of the service (service credentials only)' },
       { name: 'Health', description: 'Probes for orchestrators' },
     ],

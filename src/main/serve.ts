@@ -4,6 +4,7 @@ import { DataDirLockedError } from '../db/data-dir-lock.js'
 import { createHousekeeping } from '../jobs/housekeeping.js'
 import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
+import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
 import { bootstrapFirstStart } from './bootstrap.js'
 import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveTokenSecret } from './runtime.js'
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.bodyLimitBytes,
     logger: loggerOptions(config),
     trustProxy: config.trustProxy,
+    carriers: new CarrierCatalog(loadCarriers(config.carriersFile)),
   })
 
   const worker =

@@ -1,0 +1,46 @@
+import { Type, type Static } from 'typebox'
+import { PaginationQuery } from '../../http/schemas.js'
+
+export const DistributionFormat = Type.Enum(['edi', 'api', 'manual'], {
+  description: 'edi: ANSI X12 834 files; api: the carrier API; manual: through the work order only',
+})
+
+export const CarrierSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z0-9_]+$', description: 'Lower-case name used as carrier_name' }),
+    display_name: Type.String(),
+    distribution_format: DistributionFormat,
+    member_management: Type.Boolean({ description: 'Member changes flow to the carrier after installation' }),
+    requires_pcp_for_hmo: Type.Boolean({ description: 'HMO medical enrollments need a primary care provider selection' }),
+    sandbox: Type.Boolean({ description: 'A test carrier that behaves like a real one, for trying the life cycle' }),
+  },
+  { additionalProperties: false },
+)
+export type Carrier = Static<typeof CarrierSchema>
+
+export const CarrierList = Type.Object(
+  { carriers: Type.Array(CarrierSchema) },
+  {
+    description: "The deployment's carriers",
+    examples: [
+      {
+        carriers: [
+          {
+            name: 'sandbox_edi',
+            display_name: 'Sandbox carrier (EDI)',
+            distribution_format: 'edi',
+            member_management: true,
+            requires_pcp_for_hmo: true,
+            sandbox: true,
+          },
+        ],
+      },
+    ],
+  },
+)
+export const CarrierResponse = Type.Object({ carrier: CarrierSchema }, { description: 'The carrier' })
+export const CarriersQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
+export const CarrierParams = Type.Object({ name: Type.String({ maxLength: 100 }) }, { additionalProperties: false })
+
+/** The file a deployment may give in CARRIERS_FILE: a JSON array of carriers. */
+export const CarriersFile = Type.Array(CarrierSchema, { minItems: 1 })
