@@ -22,6 +22,9 @@ export const SERVICE_DIST = env.BENCH_SERVICE_DIST ? resolve(env.BENCH_SERVICE_D
 export const POOL_SIZE = Number(env.BENCH_POOL_SIZE ?? 10) // the service's default DATABASE_POOL_SIZE
 const FILLER_USERS = 10_000 // so the primary-key lookup is not into a one-row table
 const TOKEN_SIGNING_SECRET = 'bench-only-signing-secret-0123456789abcdef'
+// Bench-only SSN keys (SSN_ENCRYPTION_KEYS and SSN_HASH_KEY are required with DATABASE_URL).
+const SSN_ENCRYPTION_KEYS = `bench-k1:${Buffer.alloc(32, 1).toString('base64')}`
+const SSN_HASH_KEY = Buffer.alloc(32, 2).toString('base64')
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: every one is tracked and killed on the way out, whatever happens.
@@ -101,6 +104,8 @@ export async function startService(logLevel, { nodeOptions = [], poolSize = POOL
     DATABASE_URL,
     DATABASE_POOL_SIZE: String(poolSize),
     TOKEN_SIGNING_SECRET,
+    SSN_ENCRYPTION_KEYS,
+    SSN_HASH_KEY,
     HOST: '127.0.0.1',
     PORT: '0',
     // Raised far above what the run sends, so the limiter counts every call but refuses none.

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
+import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 
 /**
  * Every environment variable the service reads, in one schema. `loadConfig` is called once by the
@@ -16,6 +17,8 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   TOKEN_SIGNING_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  SSN_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
+  SSN_HASH_KEY: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 1500 }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
   API_KEY_CACHE_SECONDS: Type.Integer({ minimum: 0, maximum: 60, default: 5 }),
@@ -43,6 +46,11 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** Undefined only in embedded mode, where the service keeps a generated secret in DATA_DIR. */
   readonly tokenSigningSecret: string | undefined
+  /**
+   * `id:base64key,...` (AES-256-GCM, the first seals) and the base64 HMAC key for SSNs. Undefined
+   * only in embedded mode, where generated keys are kept in DATA_DIR/secrets.json.
+   */
+  readonly ssnKeys: { readonly encryptionKeys: string; readonly hashKey: string } | undefined
   readonly rateLimit: { readonly max: number; readonly windowSeconds: number }
   readonly apiKeyCacheSeconds: number
   readonly bodyLimitBytes: number
@@ -87,6 +95,22 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     // cluster must sign and verify tokens with the same secret.
     throw new ConfigError('TOKEN_SIGNING_SECRET (at least 32 characters) is required when DATABASE_URL is set')
   }
+  if (env.DATABASE_URL && (!env.SSN_ENCRYPTION_KEYS || !env.SSN_HASH_KEY)) {
+    // Sealed SSNs must open on every instance and outlive any one of them: no generated default.
+    throw new ConfigError('SSN_ENCRYPTION_KEYS (id:base64key of 32 bytes, comma-separated) and SSN_HASH_KEY (base64, at least 32 bytes) are required when DATABASE_URL is set')
+  }
+  if (Boolean(env.SSN_ENCRYPTION_KEYS) !== Boolean(env.SSN_HASH_KEY)) {
+    throw new ConfigError('SSN_ENCRYPTION_KEYS and SSN_HASH_KEY are set together or not at all')
+  }
+  if (env.SSN_ENCRYPTION_KEYS && env.SSN_HASH_KEY) {
+    try {
+      SsnProtection.fromConfig(env.SSN_ENCRYPTION_KEYS, env.SSN_HASH_KEY)
+    } catch (error) {
+      // The messages name the variable and the entry, never the key material.
+      if (error instanceof SsnKeyError) throw new ConfigError(`Invalid SSN keys (SSN_ENCRYPTION_KEYS / SSN_HASH_KEY): ${error.message}`)
+      throw error
+    }
+  }
   const database: DatabaseConfig = env.DATABASE_URL
     ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
     : { kind: 'embedded', dataDir: env.DATA_DIR }
@@ -99,6 +123,10 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     database,
     redisUrl: env.REDIS_URL,
     tokenSigningSecret: env.TOKEN_SIGNING_SECRET,
+    ssnKeys:
+      env.SSN_ENCRYPTION_KEYS && env.SSN_HASH_KEY
+        ? Object.freeze({ encryptionKeys: env.SSN_ENCRYPTION_KEYS, hashKey: env.SSN_HASH_KEY })
+        : undefined,
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 const SECRET = 'a-signing-secret-of-at-least-32-characters'
+const SSN_KEY = Buffer.alloc(32, 7).toString('base64')
+const SSN = { SSN_ENCRYPTION_KEYS: `k1:${SSN_KEY}`, SSN_HASH_KEY: Buffer.alloc(32, 8).toString('base64') }
 
 function configError(env: Record<string, string | undefined>): ConfigError {
   try {
@@ -86,7 +88,7 @@ describe('loadConfig', () => {
     ['TOKEN_SIGNING_SECRET', 'too-short'],
     ['BODY_LIMIT_BYTES', '10'],
   ])('when %s is %j, then ConfigError names the variable', (name, value) => {
-    const error = configError({ [name]: value, ...(name === 'DATABASE_URL' ? { TOKEN_SIGNING_SECRET: SECRET } : {}) })
+    const error = configError({ [name]: value, ...(name === 'DATABASE_URL' ? { TOKEN_SIGNING_SECRET: SECRET, ...SSN } : {}) })
     expect(error.message).toContain(name)
   })
 
@@ -107,14 +109,35 @@ describe('loadConfig', () => {
   })
 
   it('when DATABASE_URL and TOKEN_SIGNING_SECRET are set, then PostgreSQL is used with the pool size', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgresql://app@127.0.0.1:5432/enrollsync', TOKEN_SIGNING_SECRET: SECRET, DATABASE_POOL_SIZE: '25' })
+    const config = loadConfig({ DATABASE_URL: 'postgresql://app@127.0.0.1:5432/enrollsync', TOKEN_SIGNING_SECRET: SECRET, ...SSN, DATABASE_POOL_SIZE: '25' })
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://app@127.0.0.1:5432/enrollsync', poolSize: 25 })
     expect(config.tokenSigningSecret).toBe(SECRET)
-    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET }).database).toMatchObject({ poolSize: 10 })
+    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, ...SSN }).database).toMatchObject({ poolSize: 10 })
+  })
+
+  it('when DATABASE_URL is set without the SSN keys, then it is refused naming both variables', () => {
+    const error = configError({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET })
+    expect(error.message).toContain('SSN_ENCRYPTION_KEYS')
+    expect(error.message).toContain('SSN_HASH_KEY')
+    expect(configError({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, SSN_ENCRYPTION_KEYS: SSN.SSN_ENCRYPTION_KEYS }).message).toContain('SSN_HASH_KEY')
+  })
+
+  it('when the SSN keys are malformed, then ConfigError says why without repeating the key', () => {
+    const shortKey = Buffer.alloc(16, 1).toString('base64')
+    const short = configError({ ...SSN, SSN_ENCRYPTION_KEYS: `k1:${shortKey}` })
+    expect(short.message).toContain('32 bytes')
+    expect(short.message).not.toContain(shortKey)
+    expect(configError({ ...SSN, SSN_ENCRYPTION_KEYS: SSN_KEY }).message).toContain('id:base64key')
+    expect(configError({ ...SSN, SSN_HASH_KEY: 'c2hvcnQ=' }).message).toContain('SSN_HASH_KEY')
+  })
+
+  it('when the SSN keys are set, then they are kept for the service to use', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, ...SSN })
+    expect(config.ssnKeys).toEqual({ encryptionKeys: SSN.SSN_ENCRYPTION_KEYS, hashKey: SSN.SSN_HASH_KEY })
   })
 
   it('when the configuration is loaded, then it is frozen all the way down', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET })
+    const config = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, ...SSN })
     expect(Object.isFrozen(config)).toBe(true)
     expect(Object.isFrozen(config.rateLimit)).toBe(true)
     expect(Object.isFrozen(config.worker)).toBe(true)

@@ -4,6 +4,7 @@ import { buildApp } from '../app.js'
 import { openDatabase } from '../db/database.js'
 import { renderErrorReference } from '../http/error-docs.js'
 import { MemoryRateLimitStore } from '../http/rate-limit.js'
+import { SsnProtection } from '../lib/ssn-protection.js'
 
 /** Where the committed document lives: the repository root, two levels above dist/main/. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url))
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
     db: database.db,
     pingDatabase: database.ping,
     tokenSigningSecret: 'openapi-generation-only-secret-not-used-for-anything',
+    // Throwaway keys: generating the document never seals or opens an SSN.
+    ssnProtection: (({ encryptionKeys, hashKey }) => SsnProtection.fromConfig(encryptionKeys, hashKey))(SsnProtection.generateKeys()),
     rateLimitStore: new MemoryRateLimitStore(),
     rateLimit: { max: 1, windowSeconds: 1 },
     apiKeyCacheSeconds: 0,

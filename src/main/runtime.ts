@@ -6,6 +6,7 @@ import { REDACTED_LOG_PATHS } from '../app.js'
 import type { Config } from '../config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrate } from '../db/migrator.js'
+import { SsnProtection } from '../lib/ssn-protection.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit.js'
 
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
@@ -20,19 +21,52 @@ export async function openMigratedDatabase(config: Config): Promise<DatabaseHand
 }
 
 /**
+ * DATA_DIR/secrets.json (mode 0600): the embedded mode's generated secrets, so tokens and sealed
+ * SSNs survive a restart. Secrets a file lacks (one written by an older version) are added, and
+ * the ones it has are never replaced: replacing an SSN key would make every sealed SSN unreadable.
+ */
+interface StoredSecrets {
+  token_signing_secret?: unknown
+  ssn_encryption_keys?: unknown
+  ssn_hash_key?: unknown
+}
+
+function embeddedSecrets(config: Config): { tokenSigningSecret: string; ssnEncryptionKeys: string; ssnHashKey: string } {
+  const path = join(config.dataDir, 'secrets.json')
+  const stored: StoredSecrets = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as StoredSecrets) : {}
+  let changed = false
+  const keep = (name: keyof StoredSecrets, generate: () => string): string => {
+    const value = stored[name]
+    if (typeof value === 'string' && value !== '') return value
+    changed = true
+    return (stored[name] = generate())
+  }
+  const generatedSsn = SsnProtection.generateKeys()
+  const secrets = {
+    tokenSigningSecret: keep('token_signing_secret', () => randomBytes(48).toString('base64url')),
+    ssnEncryptionKeys: keep('ssn_encryption_keys', () => generatedSsn.encryptionKeys),
+    ssnHashKey: keep('ssn_hash_key', () => generatedSsn.hashKey),
+  }
+  if (changed) writeFileSync(path, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 })
+  return secrets
+}
+
+/**
  * The token signing secret: from the environment, or in embedded mode generated once and kept
  * in DATA_DIR (mode 0600) so tokens survive a restart. PostgreSQL mode requires the variable.
  */
 export function resolveTokenSecret(config: Config): string {
-  if (config.tokenSigningSecret) return config.tokenSigningSecret
-  const path = join(config.dataDir, 'secrets.json')
-  if (existsSync(path)) {
-    const stored = JSON.parse(readFileSync(path, 'utf8')) as { token_signing_secret?: unknown }
-    if (typeof stored.token_signing_secret === 'string') return stored.token_signing_secret
-  }
-  const secret = randomBytes(48).toString('base64url')
-  writeFileSync(path, JSON.stringify({ token_signing_secret: secret }, null, 2) + '\n', { mode: 0o600 })
-  return secret
+  return config.tokenSigningSecret ?? embeddedSecrets(config).tokenSigningSecret
+}
+
+/**
+ * The SSN keys: from SSN_ENCRYPTION_KEYS and SSN_HASH_KEY, or in embedded mode generated on the
+ * first start into DATA_DIR/secrets.json beside the token secret. PostgreSQL mode requires them.
+ */
+export function resolveSsnProtection(config: Config): SsnProtection {
+  if (config.ssnKeys) return SsnProtection.fromConfig(config.ssnKeys.encryptionKeys, config.ssnKeys.hashKey)
+  const secrets = embeddedSecrets(config)
+  return SsnProtection.fromConfig(secrets.ssnEncryptionKeys, secrets.ssnHashKey)
 }
 
 /** Redis only when configured; the client library is not even loaded otherwise. */

@@ -6,7 +6,7 @@ import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
 import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
 import { bootstrapFirstStart } from './bootstrap.js'
-import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveTokenSecret } from './runtime.js'
+import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveSsnProtection, resolveTokenSecret } from './runtime.js'
 
 /** `npm start`: the API and, unless WORKER=off, an in-process worker. */
 async function main(): Promise<void> {
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     db: database.db,
     pingDatabase: database.ping,
     tokenSigningSecret,
+    ssnProtection: resolveSsnProtection(config),
     rateLimitStore: await createRateLimitStore(config),
     rateLimit: config.rateLimit,
     apiKeyCacheSeconds: config.apiKeyCacheSeconds,

@@ -6,9 +6,14 @@ import type { Db } from '../../src/db/schema.js'
 import type { App } from '../../src/http/app-types.js'
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js'
 import type { Actor } from '../../src/lib/actor.js'
+import { SsnProtection } from '../../src/lib/ssn-protection.js'
 import type { CredentialCache } from '../../src/modules/auth/credential-cache.js'
 
 export const TEST_TOKEN_SECRET = 'test-signing-secret-that-is-long-enough-0123456789'
+/** Fixed SSN keys, so tests can open what the service sealed (never used outside tests). */
+export const TEST_SSN_ENCRYPTION_KEYS = `test-k1:${Buffer.alloc(32, 0x5a).toString('base64')}`
+export const TEST_SSN_HASH_KEY = Buffer.alloc(32, 0xa5).toString('base64')
+export const testSsnProtection = () => SsnProtection.fromConfig(TEST_SSN_ENCRYPTION_KEYS, TEST_SSN_HASH_KEY)
 
 /** PostgreSQL when DATABASE_URL is set (CI runs both), else a fresh in-memory PGlite. */
 export async function openTestDatabase(): Promise<DatabaseHandle> {
@@ -52,6 +57,7 @@ export async function startTestApp(overrides: Partial<AppDeps> & { database?: Da
     db: database.db,
     pingDatabase: database.ping,
     tokenSigningSecret: TEST_TOKEN_SECRET,
+    ssnProtection: testSsnProtection(),
     rateLimitStore: new MemoryRateLimitStore(),
     rateLimit: { max: 100_000, windowSeconds: 300 },
     apiKeyCacheSeconds: 5,
