@@ -23,6 +23,17 @@ import { CredentialCache } from './modules/auth/credential-cache.js'
 import { TokenService } from './modules/auth/tokens.js'
 import { groupsRoutes } from './modules/groups/groups.routes.js'
 import { createGroupsService } from './modules/groups/groups.service.js'
+import { groupInstallmentsRoutes } from './modules/group-installments/group-installments.routes.js'
+import { createGroupInstallmentsService } from './modules/group-installments/group-installments.service.js'
+import { coveragePeriodsRoutes } from './modules/coverage-periods/coverage-periods.routes.js'
+import { createCoveragePeriodsService } from './modules/coverage-periods/coverage-periods.service.js'
+import { plansRoutes } from './modules/plans/plans.routes.js'
+import { createPlansService } from './modules/plans/plans.service.js'
+import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
+import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
+import { membersRoutes } from './modules/members/members.routes.js'
+import { createMembersService } from './modules/members/members.service.js'
+import type { SsnProtection } from './lib/ssn-protection.js'
 import { healthRoutes } from './modules/health/health.routes.js'
 import { jobsRoutes } from './modules/jobs/jobs.routes.js'
 import { usersRoutes } from './modules/users/users.routes.js'
@@ -32,6 +43,8 @@ export interface AppDeps {
   db: Db
   pingDatabase: () => Promise<void>
   tokenSigningSecret: string
+  /** Seals, hashes and masks SSNs; from SSN_ENCRYPTION_KEYS / SSN_HASH_KEY (or DATA_DIR in embedded mode). */
+  ssnProtection: SsnProtection
   rateLimitStore: RateLimitStore
   rateLimit: { max: number; windowSeconds: number }
   apiKeyCacheSeconds: number
@@ -46,11 +59,15 @@ export interface AppDeps {
 export type Services = ReturnType<typeof createServices>
 
 /** The use cases, wired by plain factories: the same objects serve the API and the CLI. */
-export function createServices(db: Db, credentials?: CredentialCache) {
+export function createServices(db: Db, credentials?: CredentialCache, carriers: CarrierCatalog = new CarrierCatalog()) {
   return {
     accounts: createAccountsService({ db, onApiKeyRevoked: (id) => credentials?.forget(id) }),
     users: createUsersService({ db }),
     groups: createGroupsService({ db }),
+    groupInstallments: createGroupInstallmentsService({ db, carriers }),
+    coveragePeriods: createCoveragePeriodsService({ db, carriers }),
+    plans: createPlansService({ db }),
+    employmentClassifications: createEmploymentClassificationsService({ db }),
   }
 }
 
@@ -129,12 +146,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true, tryItOutEnabled: true } })
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
-  const services = createServices(deps.db, credentials)
+  const services = createServices(deps.db, credentials, deps.carriers)
   healthRoutes(app, deps.pingDatabase)
   authRoutes(app, tokens)
   accountsRoutes(app, services.accounts)
   usersRoutes(app, services.users)
   groupsRoutes(app, services.groups)
+  groupInstallmentsRoutes(app, services.groupInstallments)
+  coveragePeriodsRoutes(app, services.coveragePeriods)
+  plansRoutes(app, services.plans)
+  employmentClassificationsRoutes(app, services.employmentClassifications)
+  membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
   carriersRoutes(app, deps.carriers ?? new CarrierCatalog())
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)

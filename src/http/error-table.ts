@@ -1,6 +1,12 @@
 import type { CommonErrorCode } from '../lib/domain-error.js'
 import type { AccountErrorCode } from '../modules/accounts/accounts.errors.js'
 import type { UserErrorCode } from '../modules/users/users.errors.js'
+import type { GroupErrorCode } from '../modules/groups/groups.errors.js'
+import type { GroupInstallmentErrorCode } from '../modules/group-installments/group-installments.errors.js'
+import type { CoveragePeriodErrorCode } from '../modules/coverage-periods/coverage-periods.errors.js'
+import type { PlanErrorCode } from '../modules/plans/plans.errors.js'
+import type { EmploymentClassificationErrorCode } from '../modules/employment-classifications/employment-classifications.errors.js'
+import type { MemberErrorCode } from '../modules/members/members.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
@@ -22,7 +28,12 @@ export type HttpErrorCode =
   | 'internal_error'
   | 'service_unavailable'
 
-export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | UserErrorCode
+export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | UserErrorCode | MemberErrorCode
+  | GroupErrorCode
+  | GroupInstallmentErrorCode
+  | CoveragePeriodErrorCode
+  | PlanErrorCode
+  | EmploymentClassificationErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -145,6 +156,46 @@ export const errorTable = {
     status: 409,
     title: 'Email already registered',
     description: 'A user with this email already exists in the account.',
+  },
+  coverage_period_not_found: {
+    status: 404,
+    title: 'Coverage period not found',
+    description: 'No coverage period with this id in your account.',
+  },
+  plan_not_found: {
+    status: 404,
+    title: 'Plan not found',
+    description: 'No plan with this id in your account.',
+  },
+  employment_classification_not_found: {
+    status: 404,
+    title: 'Employment classification not found',
+    description: 'No employment classification with this id in your account.',
+  },
+  group_not_found: {
+    status: 404,
+    title: 'Group not found',
+    description: 'No group with this id in your account.',
+  },
+  group_installment_not_found: {
+    status: 404,
+    title: 'Group installment not found',
+    description: 'No group installment with this id in your account.',
+  },
+  subscriber_not_found: {
+    status: 404,
+    title: 'Subscriber not found',
+    description: 'No subscriber with this id in your account.',
+  },
+  dependent_not_found: {
+    status: 404,
+    title: 'Dependent not found',
+    description: 'No dependent with this id in your account.',
+  },
+  member_not_found: {
+    status: 404,
+    title: 'Member not found',
+    description: 'No subscriber or dependent with this id in your account.',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

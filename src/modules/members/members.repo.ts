@@ -1,0 +1,213 @@
+import { sql, type Selectable } from 'kysely'
+import type { Executor, MembersTable } from '../../db/schema.js'
+import { selectPage } from '../../db/paging.js'
+import type { PageRequest } from '../../http/pagination.js'
+import type { Actor } from '../../lib/actor.js'
+import { uuidv7 } from '../../lib/ids.js'
+
+/** `undefined`: an operator, who sees every account. */
+export type AccountScope = string | undefined
+
+export type MemberRow = Selectable<MembersTable>
+
+/** A member as written: jsonb values as JS values (serialised once, with the whole batch). */
+export interface NewMember {
+  id: string
+  account_id: string
+  group_id: string
+  subscriber_id: string | null
+  kind: 'subscriber' | 'dependent'
+  external_identifier: string
+  first_name: string
+  middle_name: string | null
+  last_name: string
+  birth_date: string
+  gender: string
+  ssn_ciphertext: string | null
+  ssn_key_id: string | null
+  ssn_hash: string | null
+  ssn_last_four: string | null
+  marital_status: string | null
+  tobacco_use: boolean | null
+  handicapped: boolean | null
+  subscriber_relationship: string | null
+  location_id: string | null
+  employment_classification_id: string | null
+  class_effective_date: string | null
+  residential_address: unknown
+  mailing_address: unknown
+  emails: unknown
+  phone_numbers: unknown
+  employment_details: unknown
+  created_at: string
+  updated_at: string
+}
+
+// Column name and SQL type, for jsonb_to_recordset: a batch is one JSON parameter, not 30 per row,
+// which keeps a 12,500-member installment to a handful of statements and little parameter work.
+const MEMBER_COLUMNS: ReadonlyArray<readonly [keyof NewMember, string]> = [
+  ['id', 'uuid'],
+  ['account_id', 'uuid'],
+  ['group_id', 'uuid'],
+  ['subscriber_id', 'uuid'],
+  ['kind', 'text'],
+  ['external_identifier', 'text'],
+  ['first_name', 'text'],
+  ['middle_name', 'text'],
+  ['last_name', 'text'],
+  ['birth_date', 'date'],
+  ['gender', 'text'],
+  ['ssn_ciphertext', 'text'],
+  ['ssn_key_id', 'text'],
+  ['ssn_hash', 'text'],
+  ['ssn_last_four', 'text'],
+  ['marital_status', 'text'],
+  ['tobacco_use', 'boolean'],
+  ['handicapped', 'boolean'],
+  ['subscriber_relationship', 'text'],
+  ['location_id', 'uuid'],
+  ['employment_classification_id', 'uuid'],
+  ['class_effective_date', 'date'],
+  ['residential_address', 'jsonb'],
+  ['mailing_address', 'jsonb'],
+  ['emails', 'jsonb'],
+  ['phone_numbers', 'jsonb'],
+  ['employment_details', 'jsonb'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+]
+const COLUMN_LIST = sql.raw(MEMBER_COLUMNS.map(([name]) => name).join(', '))
+const RECORD_TYPE = sql.raw(MEMBER_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', '))
+const BATCH_ROWS = 2500
+
+/** Inserts in batches; subscribers must come before their dependents (the foreign key). */
+export async function insertMembers(tx: Executor, rows: readonly NewMember[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += BATCH_ROWS) {
+    const batch = JSON.stringify(rows.slice(start, start + BATCH_ROWS))
+    await sql`insert into members (${COLUMN_LIST}) select ${COLUMN_LIST} from jsonb_to_recordset(${batch}::jsonb) as x(${RECORD_TYPE})`.execute(tx)
+  }
+}
+
+/**
+ * One audit event per created or changed member, in the caller's transaction, in batches: the
+ * same fields `recordAuditEvent` writes (no values, so no PII), without a statement per member.
+ */
+export async function recordMemberAuditEvents(
+  tx: Executor,
+  actor: Actor,
+  accountId: string,
+  action: string,
+  resourceType: 'subscriber' | 'dependent',
+  resourceIds: readonly string[],
+): Promise<void> {
+  for (let start = 0; start < resourceIds.length; start += BATCH_ROWS) {
+    const batch = JSON.stringify(
+      resourceIds.slice(start, start + BATCH_ROWS).map((resourceId) => ({
+        id: uuidv7(),
+        account_id: accountId,
+        actor_account_id: actor.channel === 'api' ? actor.accountId : null,
+        api_key_id: actor.apiKeyId,
+        channel: actor.channel,
+        request_id: actor.requestId,
+        action,
+        resource_type: resourceType,
+        resource_id: resourceId,
+      })),
+    )
+    const columns = sql.raw('id, account_id, actor_account_id, api_key_id, channel, request_id, action, resource_type, resource_id')
+    await sql`insert into audit_events (${columns}) select ${columns} from jsonb_to_recordset(${batch}::jsonb) as x(
+      id uuid, account_id uuid, actor_account_id uuid, api_key_id uuid, channel text, request_id text, action text, resource_type text, resource_id uuid)`.execute(tx)
+  }
+}
+
+export async function findGroup(db: Executor, scope: AccountScope, id: string): Promise<{ id: string; account_id: string } | undefined> {
+  let query = db.selectFrom('groups').select(['id', 'account_id']).where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.executeTakeFirst()
+}
+
+export async function locationIdsOfGroup(db: Executor, groupId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('locations')
+    .select('id')
+    .where('group_id', '=', groupId)
+    .where(sql<boolean>`id = any(${[...ids]}::uuid[])`)
+    .execute()
+  return new Set(rows.map((row) => row.id))
+}
+
+export async function classificationIdsOfGroup(db: Executor, groupId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('employment_classifications')
+    .select('id')
+    .where('group_id', '=', groupId)
+    .where(sql<boolean>`id = any(${[...ids]}::uuid[])`)
+    .execute()
+  return new Set(rows.map((row) => row.id))
+}
+
+/** Which of these external identifiers subscribers of the group already use (other than `exceptId`). */
+export async function takenSubscriberIdentifiers(db: Executor, groupId: string, identifiers: readonly string[], exceptId?: string): Promise<Set<string>> {
+  if (identifiers.length === 0) return new Set()
+  let query = db
+    .selectFrom('members')
+    .select('external_identifier')
+    .where('group_id', '=', groupId)
+    .where('kind', '=', 'subscriber')
+    .where(sql<boolean>`external_identifier = any(${[...identifiers]}::text[])`)
+  if (exceptId) query = query.where('id', '<>', exceptId)
+  const rows = await query.execute()
+  return new Set(rows.map((row) => row.external_identifier))
+}
+
+export async function dependentIdentifierTaken(db: Executor, subscriberId: string, identifier: string, exceptId?: string): Promise<boolean> {
+  let query = db
+    .selectFrom('members')
+    .select('id')
+    .where('subscriber_id', '=', subscriberId)
+    .where('kind', '=', 'dependent')
+    .where('external_identifier', '=', identifier)
+  if (exceptId) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function findMember(db: Executor, scope: AccountScope, id: string, kind?: 'subscriber' | 'dependent'): Promise<MemberRow | undefined> {
+  let query = db.selectFrom('members').selectAll().where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  if (kind) query = query.where('kind', '=', kind)
+  return query.executeTakeFirst()
+}
+
+/** Dependents of these subscribers, oldest first. */
+export async function dependentsOf(db: Executor, subscriberIds: readonly string[]): Promise<MemberRow[]> {
+  if (subscriberIds.length === 0) return []
+  return db
+    .selectFrom('members')
+    .selectAll()
+    .where(sql<boolean>`subscriber_id = any(${[...subscriberIds]}::uuid[])`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+export async function listSubscribers(db: Executor, groupId: string, pageReq: PageRequest) {
+  const query = db.selectFrom('members').where('group_id', '=', groupId).where('kind', '=', 'subscriber')
+  return selectPage(query, pageReq, (q) => q.selectAll())
+}
+
+export type MemberChanges = Omit<NewMember, 'id' | 'account_id' | 'group_id' | 'subscriber_id' | 'kind' | 'created_at' | 'ssn_ciphertext' | 'ssn_key_id' | 'ssn_hash' | 'ssn_last_four'> &
+  Partial<Pick<NewMember, 'ssn_ciphertext' | 'ssn_key_id' | 'ssn_hash' | 'ssn_last_four'>>
+
+const JSON_COLUMNS = new Set(['residential_address', 'mailing_address', 'emails', 'phone_numbers', 'employment_details'])
+
+export async function updateMember(tx: Executor, id: string, changes: MemberChanges): Promise<MemberRow> {
+  const values: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) continue
+    values[name] = JSON_COLUMNS.has(name) && value !== null ? JSON.stringify(value) : value
+  }
+  // The values were checked against MemberChanges above; jsonb ones are now JSON text as the table type wants.
+  return tx.updateTable('members').set(values as never).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}

@@ -1,0 +1,363 @@
+import type { Db } from '../../db/schema.js'
+import { isUniqueViolation } from '../../db/sql-errors.js'
+import type { PageRequest } from '../../http/pagination.js'
+import { isOperator, type Actor } from '../../lib/actor.js'
+import type { FieldProblem } from '../../lib/domain-error.js'
+import { uuidv7 } from '../../lib/ids.js'
+import { maskSsn, type SsnProtection } from '../../lib/ssn-protection.js'
+import { groupNotFound } from '../groups/groups.errors.js'
+import {
+  dependentNotFound,
+  duplicateMemberIdentifier,
+  memberNotFound,
+  membersValidationFailed,
+  subscriberNotFound,
+} from './members.errors.js'
+import * as repo from './members.repo.js'
+import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, todayUtc, unstorableTextProblems } from './members.rules.js'
+import type { Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
+
+/** A member as answered from: a freshly built row (no read-back) or one read from the table. */
+type MemberView = repo.NewMember & { status: Subscriber['status'] }
+
+function viewOf(row: repo.MemberRow): MemberView {
+  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }
+}
+
+export function presentDependent(view: MemberView): Dependent {
+  const dependent: Dependent = {
+    id: view.id,
+    subscriber_id: view.subscriber_id!,
+    group_id: view.group_id,
+    external_identifier: view.external_identifier,
+    first_name: view.first_name,
+    last_name: view.last_name,
+    birth_date: view.birth_date,
+    gender: view.gender as Dependent['gender'],
+    subscriber_relationship: view.subscriber_relationship as Dependent['subscriber_relationship'],
+    status: view.status,
+    created_at: view.created_at,
+    updated_at: view.updated_at,
+  }
+  if (view.ssn_last_four) dependent.social_security_number = maskSsn(view.ssn_last_four)
+  if (view.handicapped !== null) dependent.handicapped = view.handicapped
+  if (view.tobacco_use !== null) dependent.tobacco_use = view.tobacco_use
+  return dependent
+}
+
+export function presentSubscriber(view: MemberView, dependents: readonly MemberView[]): Subscriber {
+  const subscriber: Subscriber = {
+    id: view.id,
+    group_id: view.group_id,
+    external_identifier: view.external_identifier,
+    location_id: view.location_id!,
+    first_name: view.first_name,
+    last_name: view.last_name,
+    birth_date: view.birth_date,
+    gender: view.gender as Subscriber['gender'],
+    social_security_number: maskSsn(view.ssn_last_four ?? '0000'),
+    residential_address: view.residential_address as Subscriber['residential_address'],
+    emails: (view.emails ?? []) as Subscriber['emails'],
+    phone_numbers: (view.phone_numbers ?? []) as Subscriber['phone_numbers'],
+    employment_details: view.employment_details as Subscriber['employment_details'],
+    status: view.status,
+    dependents: dependents.map(presentDependent),
+    created_at: view.created_at,
+    updated_at: view.updated_at,
+  }
+  if (view.middle_name !== null) subscriber.middle_name = view.middle_name
+  if (view.marital_status !== null) subscriber.marital_status = view.marital_status as Subscriber['marital_status']
+  if (view.tobacco_use !== null) subscriber.tobacco_use = view.tobacco_use
+  if (view.mailing_address !== null && view.mailing_address !== undefined) subscriber.mailing_address = view.mailing_address as Subscriber['mailing_address']
+  if (view.employment_classification_id !== null) {
+    subscriber.class = { employment_classification_id: view.employment_classification_id, effective_date: view.class_effective_date! }
+  }
+  return subscriber
+}
+
+/** Operators see every account; a partner only its own (another account's member is a 404). */
+function scopeOf(actor: Actor): repo.AccountScope {
+  return isOperator(actor) ? undefined : actor.accountId
+}
+
+type SealedColumns = Pick<repo.NewMember, 'ssn_ciphertext' | 'ssn_key_id' | 'ssn_hash' | 'ssn_last_four'>
+
+function sealedColumns(ssn: SsnProtection, value: string | undefined): SealedColumns | undefined {
+  if (value === undefined) return undefined
+  const sealed = ssn.seal(value)
+  return { ssn_ciphertext: sealed.ciphertext, ssn_key_id: sealed.keyId, ssn_hash: sealed.hash, ssn_last_four: sealed.lastFour }
+}
+
+const NO_SSN: SealedColumns = { ssn_ciphertext: null, ssn_key_id: null, ssn_hash: null, ssn_last_four: null }
+
+function subscriberColumns(input: SubscriberUpdate) {
+  return {
+    external_identifier: input.external_identifier,
+    first_name: input.first_name,
+    middle_name: input.middle_name ?? null,
+    last_name: input.last_name,
+    birth_date: input.birth_date,
+    gender: input.gender,
+    marital_status: input.marital_status ?? null,
+    tobacco_use: input.tobacco_use ?? null,
+    handicapped: null,
+    subscriber_relationship: null,
+    location_id: input.location_id,
+    employment_classification_id: input.class?.employment_classification_id ?? null,
+    class_effective_date: input.class?.effective_date ?? null,
+    residential_address: input.residential_address,
+    mailing_address: input.mailing_address ?? null,
+    emails: input.emails ?? [],
+    phone_numbers: input.phone_numbers ?? [],
+    employment_details: input.employment_details,
+  }
+}
+
+function dependentColumns(input: DependentInput) {
+  return {
+    external_identifier: input.external_identifier,
+    first_name: input.first_name,
+    middle_name: null,
+    last_name: input.last_name,
+    birth_date: input.birth_date,
+    gender: input.gender,
+    marital_status: null,
+    tobacco_use: input.tobacco_use ?? null,
+    handicapped: input.handicapped ?? null,
+    subscriber_relationship: input.subscriber_relationship,
+    location_id: null,
+    employment_classification_id: null,
+    class_effective_date: null,
+    residential_address: null,
+    mailing_address: null,
+    emails: [],
+    phone_numbers: [],
+    employment_details: null,
+  }
+}
+
+export interface SsnDeps {
+  db: Db
+  ssn: SsnProtection
+}
+
+export function createMembersService({ db, ssn }: SsnDeps) {
+  /** location_id and class.employment_classification_id must name rows of this group. */
+  async function groupReferenceProblems(groupId: string, subscribers: readonly SubscriberUpdate[], pointerOf: (index: number) => string) {
+    const locationIds = new Set(subscribers.map((s) => s.location_id))
+    const classIds = new Set(subscribers.flatMap((s) => (s.class ? [s.class.employment_classification_id] : [])))
+    const [locations, classes] = await Promise.all([
+      repo.locationIdsOfGroup(db, groupId, [...locationIds]),
+      repo.classificationIdsOfGroup(db, groupId, [...classIds]),
+    ])
+    const problems: FieldProblem[] = []
+    subscribers.forEach((s, index) => {
+      if (!locations.has(s.location_id)) {
+        problems.push({ pointer: `${pointerOf(index)}/location_id`, detail: 'is not a location of this group', code: 'not_in_group' })
+      }
+      if (s.class && !classes.has(s.class.employment_classification_id)) {
+        problems.push({
+          pointer: `${pointerOf(index)}/class/employment_classification_id`,
+          detail: 'is not an employment classification of this group',
+          code: 'not_in_group',
+        })
+      }
+    })
+    return problems
+  }
+
+  async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
+    const row = await repo.findMember(db, scopeOf(actor), id, 'subscriber')
+    if (!row) throw subscriberNotFound()
+    const dependents = await repo.dependentsOf(db, [row.id])
+    return presentSubscriber(viewOf(row), dependents.map(viewOf))
+  }
+
+  return {
+    /**
+     * Validates every subscriber and dependent before writing anything, then writes them all in
+     * one transaction (multi-row batches) or nothing. `single` picks the pointers: /subscriber or /subscribers/i.
+     */
+    async createSubscribers(actor: Actor, groupId: string, inputs: readonly SubscriberInput[], single: boolean): Promise<Subscriber[]> {
+      const group = await repo.findGroup(db, scopeOf(actor), groupId)
+      if (!group) throw groupNotFound()
+      const pointerOf = (index: number) => (single ? '/subscriber' : `/subscribers/${index}`)
+      const today = todayUtc()
+
+      const problems: FieldProblem[] = duplicateIdentifierProblems(inputs, pointerOf)
+      inputs.forEach((input, index) => {
+        const at = pointerOf(index)
+        unstorableTextProblems(input, at, problems)
+        problems.push(...subscriberProblems(input, at, today))
+        const dependents = input.dependents ?? []
+        problems.push(...duplicateIdentifierProblems(dependents, (j) => `${at}/dependents/${j}`))
+        dependents.forEach((dependent, j) => problems.push(...dependentProblems(dependent, input.birth_date, `${at}/dependents/${j}`, today)))
+      })
+      problems.push(...(await groupReferenceProblems(group.id, inputs, pointerOf)))
+      if (problems.length > 0) throw membersValidationFailed(problems)
+
+      const taken = await repo.takenSubscriberIdentifiers(db, group.id, inputs.map((input) => input.external_identifier))
+      if (taken.size > 0) {
+        const conflicts = inputs.flatMap((input, index) =>
+          taken.has(input.external_identifier)
+            ? [{ pointer: `${pointerOf(index)}/external_identifier`, detail: 'is already used by another subscriber of the group', code: 'duplicate' }]
+            : [],
+        )
+        throw duplicateMemberIdentifier(conflicts, 'subscriber')
+      }
+
+      const now = new Date().toISOString()
+      const base = { account_id: group.account_id, group_id: group.id, created_at: now, updated_at: now }
+      const subscriberRows: MemberView[] = []
+      const dependentRows: MemberView[][] = []
+      for (const input of inputs) {
+        const id = uuidv7()
+        subscriberRows.push({ id, ...base, subscriber_id: null, kind: 'subscriber', ...subscriberColumns(input), ...sealedColumns(ssn, input.social_security_number)!, status: 'pending' })
+        dependentRows.push(
+          (input.dependents ?? []).map((dependent) => ({
+            id: uuidv7(),
+            ...base,
+            subscriber_id: id,
+            kind: 'dependent',
+            ...dependentColumns(dependent),
+            ...(sealedColumns(ssn, dependent.social_security_number) ?? NO_SSN),
+            status: 'pending',
+          })),
+        )
+      }
+      const allDependents = dependentRows.flat()
+      try {
+        await db.transaction().execute(async (tx) => {
+          await repo.insertMembers(tx, [...subscriberRows, ...allDependents].map(({ status: _status, ...row }) => row))
+          await repo.recordMemberAuditEvents(tx, actor, group.account_id, 'subscriber.created', 'subscriber', subscriberRows.map((row) => row.id))
+          await repo.recordMemberAuditEvents(tx, actor, group.account_id, 'dependent.created', 'dependent', allDependents.map((row) => row.id))
+        })
+      } catch (error) {
+        // A concurrent request took an identifier between the check and the insert.
+        if (isUniqueViolation(error)) throw duplicateMemberIdentifier([], 'subscriber')
+        throw error
+      }
+      return subscriberRows.map((row, index) => presentSubscriber(row, dependentRows[index]!))
+    },
+
+    async listSubscribers(actor: Actor, groupId: string, pageReq: PageRequest): Promise<{ items: Subscriber[]; total: number }> {
+      const group = await repo.findGroup(db, scopeOf(actor), groupId)
+      if (!group) throw groupNotFound()
+      const { items, total } = await repo.listSubscribers(db, group.id, pageReq)
+      const dependents = await repo.dependentsOf(db, items.map((row) => row.id))
+      const bySubscriber = new Map<string, MemberView[]>()
+      for (const row of dependents) {
+        const list = bySubscriber.get(row.subscriber_id!) ?? []
+        list.push(viewOf(row))
+        bySubscriber.set(row.subscriber_id!, list)
+      }
+      return { items: items.map((row) => presentSubscriber(viewOf(row), bySubscriber.get(row.id) ?? [])), total }
+    },
+
+    getSubscriber: loadSubscriber,
+
+    /** Replaces the subscriber's own fields; an omitted SSN keeps the stored one. */
+    async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate): Promise<Subscriber> {
+      const current = await repo.findMember(db, scopeOf(actor), id, 'subscriber')
+      if (!current) throw subscriberNotFound()
+      const pointerOf = () => '/subscriber'
+      const problems = [...unstorableTextProblems(input, '/subscriber'), ...subscriberProblems(input, '/subscriber', todayUtc())]
+      const dependents = await repo.dependentsOf(db, [current.id])
+      // A child added earlier must still be younger than the subscriber.
+      if (dependents.some((d) => (d.subscriber_relationship === 'child' || d.subscriber_relationship === 'grandchild') && d.birth_date <= input.birth_date)) {
+        problems.push({ pointer: '/subscriber/birth_date', detail: 'must be before the birth_date of every child and grandchild of the subscriber', code: 'after_child_birth_date' })
+      }
+      problems.push(...(await groupReferenceProblems(current.group_id, [input], pointerOf)))
+      if (problems.length > 0) throw membersValidationFailed(problems)
+      const taken = await repo.takenSubscriberIdentifiers(db, current.group_id, [input.external_identifier], current.id)
+      if (taken.size > 0) {
+        throw duplicateMemberIdentifier([{ pointer: '/subscriber/external_identifier', detail: 'is already used by another subscriber of the group', code: 'duplicate' }], 'subscriber')
+      }
+      try {
+        const row = await db.transaction().execute(async (tx) => {
+          const updated = await repo.updateMember(tx, current.id, {
+            ...subscriberColumns(input),
+            ...sealedColumns(ssn, input.social_security_number),
+            updated_at: new Date().toISOString(),
+          })
+          await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'subscriber.updated', 'subscriber', [current.id])
+          return updated
+        })
+        return presentSubscriber(viewOf(row), dependents.map(viewOf))
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateMemberIdentifier([], 'subscriber')
+        throw error
+      }
+    },
+
+    async createDependent(actor: Actor, subscriberId: string, input: DependentInput): Promise<Dependent> {
+      const subscriber = await repo.findMember(db, scopeOf(actor), subscriberId, 'subscriber')
+      if (!subscriber) throw subscriberNotFound()
+      const problems = [...unstorableTextProblems(input, '/dependent'), ...dependentProblems(input, subscriber.birth_date, '/dependent', todayUtc())]
+      if (problems.length > 0) throw membersValidationFailed(problems)
+      if (await repo.dependentIdentifierTaken(db, subscriber.id, input.external_identifier)) throw duplicateDependent()
+      const now = new Date().toISOString()
+      const row: MemberView = {
+        id: uuidv7(),
+        account_id: subscriber.account_id,
+        group_id: subscriber.group_id,
+        subscriber_id: subscriber.id,
+        kind: 'dependent',
+        ...dependentColumns(input),
+        ...(sealedColumns(ssn, input.social_security_number) ?? NO_SSN),
+        created_at: now,
+        updated_at: now,
+        status: 'pending',
+      }
+      try {
+        await db.transaction().execute(async (tx) => {
+          const { status: _status, ...newRow } = row
+          await repo.insertMembers(tx, [newRow])
+          await repo.recordMemberAuditEvents(tx, actor, subscriber.account_id, 'dependent.created', 'dependent', [row.id])
+        })
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateDependent()
+        throw error
+      }
+      return presentDependent(row)
+    },
+
+    /** Replaces the dependent; an omitted SSN keeps the stored one. */
+    async updateDependent(actor: Actor, id: string, input: DependentInput): Promise<Dependent> {
+      const current = await repo.findMember(db, scopeOf(actor), id, 'dependent')
+      if (!current) throw dependentNotFound()
+      const subscriber = await repo.findMember(db, undefined, current.subscriber_id!, 'subscriber')
+      const problems = [...unstorableTextProblems(input, '/dependent'), ...dependentProblems(input, subscriber!.birth_date, '/dependent', todayUtc())]
+      if (problems.length > 0) throw membersValidationFailed(problems)
+      if (await repo.dependentIdentifierTaken(db, current.subscriber_id!, input.external_identifier, current.id)) throw duplicateDependent()
+      try {
+        const row = await db.transaction().execute(async (tx) => {
+          const updated = await repo.updateMember(tx, current.id, {
+            ...dependentColumns(input),
+            ...sealedColumns(ssn, input.social_security_number),
+            updated_at: new Date().toISOString(),
+          })
+          await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'dependent.updated', 'dependent', [current.id])
+          return updated
+        })
+        return presentDependent(viewOf(row))
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateDependent()
+        throw error
+      }
+    },
+
+    async getMember(actor: Actor, id: string): Promise<Member> {
+      const row = await repo.findMember(db, scopeOf(actor), id)
+      if (!row) throw memberNotFound()
+      if (row.kind === 'dependent') return { ...presentDependent(viewOf(row)), kind: 'dependent' }
+      const dependents = await repo.dependentsOf(db, [row.id])
+      return { ...presentSubscriber(viewOf(row), dependents.map(viewOf)), kind: 'subscriber', subscriber_id: null }
+    },
+  }
+}
+
+const duplicateDependent = () =>
+  duplicateMemberIdentifier([{ pointer: '/dependent/external_identifier', detail: 'is already used by another dependent of the subscriber', code: 'duplicate' }], 'dependent')
+
+export type MembersService = ReturnType<typeof createMembersService>
