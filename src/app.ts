@@ -31,7 +31,13 @@ import { plansRoutes } from './modules/plans/plans.routes.js'
 import { createPlansService } from './modules/plans/plans.service.js'
 import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
+import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
+import { createWorkOrdersService } from './modules/work-orders/work-orders.service.js'
 import { membersRoutes } from './modules/members/members.routes.js'
+import { lifeEventsRoutes } from './modules/life-events/life-events.routes.js'
+import { createLifeEventsService } from './modules/life-events/life-events.service.js'
+import { providerSelectionsRoutes } from './modules/provider-selections/provider-selections.routes.js'
+import { createProviderSelectionsService } from './modules/provider-selections/provider-selections.service.js'
 import { createMembersService } from './modules/members/members.service.js'
 import type { SsnProtection } from './lib/ssn-protection.js'
 import { healthRoutes } from './modules/health/health.routes.js'
@@ -68,6 +74,7 @@ export function createServices(db: Db, credentials?: CredentialCache, carriers: 
     coveragePeriods: createCoveragePeriodsService({ db, carriers }),
     plans: createPlansService({ db }),
     employmentClassifications: createEmploymentClassificationsService({ db }),
+    workOrders: createWorkOrdersService({ db, carriers }),
   }
 }
 
@@ -156,7 +163,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   coveragePeriodsRoutes(app, services.coveragePeriods)
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
+  workOrdersRoutes(app, services.workOrders)
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
+  lifeEventsRoutes(app, createLifeEventsService({ db: deps.db }))
+  providerSelectionsRoutes(app, createProviderSelectionsService({ db: deps.db }))
   carriersRoutes(app, deps.carriers ?? new CarrierCatalog())
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)

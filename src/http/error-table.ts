@@ -7,6 +7,9 @@ import type { CoveragePeriodErrorCode } from '../modules/coverage-periods/covera
 import type { PlanErrorCode } from '../modules/plans/plans.errors.js'
 import type { EmploymentClassificationErrorCode } from '../modules/employment-classifications/employment-classifications.errors.js'
 import type { MemberErrorCode } from '../modules/members/members.errors.js'
+import type { LifeEventErrorCode } from '../modules/life-events/life-events.errors.js'
+import type { ProviderSelectionErrorCode } from '../modules/provider-selections/provider-selections.errors.js'
+import type { WorkOrderErrorCode } from '../modules/work-orders/work-orders.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
@@ -34,6 +37,9 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | CoveragePeriodErrorCode
   | PlanErrorCode
   | EmploymentClassificationErrorCode
+  | LifeEventErrorCode
+  | ProviderSelectionErrorCode
+  | WorkOrderErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -196,6 +202,26 @@ export const errorTable = {
     status: 404,
     title: 'Member not found',
     description: 'No subscriber or dependent with this id in your account.',
+  },
+  qualifying_life_event_not_found: {
+    status: 404,
+    title: 'Qualifying life event not found',
+    description: 'No qualifying life event with this id in your account.',
+  },
+  duplicate_provider_selection: {
+    status: 409,
+    title: 'Duplicate provider selection',
+    description: 'The member already has a primary care provider selection for this plan with this effective_date.',
+  },
+  work_order_not_found: {
+    status: 404,
+    title: 'Work order not found',
+    description: 'The coverage period has no work order yet: it is opened by POST /coverage_periods/{id}/complete_setup.',
+  },
+  setup_incomplete: {
+    status: 422,
+    title: 'Setup incomplete',
+    description: 'The setup cannot be completed yet; errors[] lists every gap with a code (no_plans, no_enrolled_subscribers, invalid_commission_splits, no_coverage_period).',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

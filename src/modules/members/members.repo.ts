@@ -10,38 +10,15 @@ export type AccountScope = string | undefined
 
 export type MemberRow = Selectable<MembersTable>
 
-/** A member as written: jsonb values as JS values (serialised once, with the whole batch). */
-export interface NewMember {
-  id: string
-  account_id: string
-  group_id: string
-  subscriber_id: string | null
-  kind: 'subscriber' | 'dependent'
-  external_identifier: string
-  first_name: string
-  middle_name: string | null
-  last_name: string
-  birth_date: string
-  gender: string
-  ssn_ciphertext: string | null
-  ssn_key_id: string | null
-  ssn_hash: string | null
-  ssn_last_four: string | null
-  marital_status: string | null
-  tobacco_use: boolean | null
-  handicapped: boolean | null
-  subscriber_relationship: string | null
-  location_id: string | null
-  employment_classification_id: string | null
-  class_effective_date: string | null
-  residential_address: unknown
-  mailing_address: unknown
-  emails: unknown
-  phone_numbers: unknown
-  employment_details: unknown
-  created_at: string
-  updated_at: string
-}
+type JsonColumns = 'residential_address' | 'mailing_address' | 'emails' | 'phone_numbers' | 'employment_details'
+
+/**
+ * A member as written: the table's columns, with jsonb values as JS values (serialised once, with
+ * the whole batch) and timestamps as ISO text; `status` takes its default.
+ */
+export type NewMember = Omit<MemberRow, JsonColumns | 'status' | 'created_at' | 'updated_at'> & {
+  [Column in JsonColumns]: unknown
+} & { created_at: string; updated_at: string }
 
 // Column name and SQL type, for jsonb_to_recordset: a batch is one JSON parameter, not 30 per row,
 // which keeps a 12,500-member installment to a handful of statements and little parameter work.

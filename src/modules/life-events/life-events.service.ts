@@ -1,0 +1,189 @@
+import type { Db } from '../../db/schema.js'
+import { isUniqueViolation } from '../../db/sql-errors.js'
+import type { PageRequest } from '../../http/pagination.js'
+import { isOperator, type Actor } from '../../lib/actor.js'
+import { uuidv7 } from '../../lib/ids.js'
+import { recordAuditEvent } from '../audit/audit.repo.js'
+import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
+import { subscriberNotFound } from '../members/members.errors.js'
+import { dependentsOf, findMember } from '../members/members.repo.js'
+import { unstorableTextProblems } from '../members/members.rules.js'
+import { duplicateLifeEvent, lifeEventNotFound, lifeEventValidationFailed } from './life-events.errors.js'
+import * as repo from './life-events.repo.js'
+import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
+import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
+
+function scopeOf(actor: Actor): repo.AccountScope {
+  return isOperator(actor) ? undefined : actor.accountId
+}
+
+/**
+ * Rows hold only values the schema accepted, so text columns narrow to its enums. Elections are
+ * keyed in the order of the contract's key list.
+ */
+export function presentLifeEvent(row: repo.LifeEventRow, elections: readonly repo.PlanElectionRow[], coverages: readonly repo.CoverageRow[]): LifeEventView {
+  const byKey = new Map(elections.map((election) => [election.election_key, election]))
+  const planElections: Record<string, Election> = {}
+  for (const key of ELECTION_KEYS) {
+    const election = byKey.get(key)
+    if (!election) continue
+    if (election.type === 'waiver') {
+      planElections[key] = { id: election.id, type: 'waiver', waiver_signature_date: election.waiver_signature_date, waiver_reason: election.waiver_reason }
+    } else {
+      planElections[key] = {
+        id: election.id,
+        type: 'election',
+        plan_id: election.plan_id!,
+        coverages: coverages
+          .filter((coverage) => coverage.plan_election_id === election.id)
+          .map((coverage) => ({
+            id: coverage.id,
+            member_id: coverage.member_id,
+            start_date: coverage.start_date,
+            end_date: coverage.end_date,
+            status: coverage.status,
+            volume: coverage.volume === null ? null : Number(coverage.volume),
+          })),
+      }
+    }
+  }
+  return {
+    id: row.id,
+    subscriber_id: row.subscriber_id,
+    coverage_period_id: row.coverage_period_id,
+    external_identifier: row.external_identifier,
+    event: row.event as LifeEventView['event'],
+    date: row.date,
+    eligibility_start_date: row.eligibility_start_date,
+    plan_elections: planElections,
+    created_at: row.created_at.toISOString(),
+  }
+}
+
+export function createLifeEventsService({ db }: { db: Db }) {
+  async function present(rows: readonly repo.LifeEventRow[]): Promise<LifeEventView[]> {
+    const { elections, coverages } = await repo.electionsOf(db, rows.map((row) => row.id))
+    return rows.map((row) =>
+      presentLifeEvent(
+        row,
+        elections.filter((election) => election.qualifying_life_event_id === row.id),
+        coverages,
+      ),
+    )
+  }
+
+  async function requireSubscriber(actor: Actor, subscriberId: string) {
+    const subscriber = await findMember(db, scopeOf(actor), subscriberId, 'subscriber')
+    if (!subscriber) throw subscriberNotFound()
+    return subscriber
+  }
+
+  return {
+    /**
+     * Validates everything first (the coverage period must be of the subscriber's group; plans of
+     * that period fitting their key; covered members of the family), then writes the event, its
+     * elections, coverages and an audit event in one transaction.
+     */
+    async createLifeEvent(actor: Actor, subscriberId: string, input: LifeEventInput): Promise<LifeEventView> {
+      const subscriber = await requireSubscriber(actor, subscriberId)
+      // Scoped to the subscriber's account: another account's coverage period is "not of this group".
+      const coveragePeriod = await findCoveragePeriod(db, subscriber.account_id, input.coverage_period_id)
+      if (!coveragePeriod || coveragePeriod.group_id !== subscriber.group_id) {
+        throw lifeEventValidationFailed([
+          { pointer: '/qualifying_life_event/coverage_period_id', detail: "is not a coverage period of the subscriber's group", code: 'not_in_group' },
+        ])
+      }
+      const planIds = [...new Set(ELECTION_KEYS.flatMap((key) => input.plan_elections[key]?.plan_id ?? []))]
+      const [dependents, plans] = await Promise.all([dependentsOf(db, [subscriber.id]), repo.plansOfCoveragePeriod(db, coveragePeriod.id, planIds)])
+      const employment = subscriber.employment_details as { start_date?: string } | null
+      const problems = unstorableTextProblems(input, '/qualifying_life_event')
+      problems.push(
+        ...lifeEventProblems(input, {
+          setupCompleted: coveragePeriod.setup_completed_at !== null,
+          employmentStartDate: employment?.start_date,
+          familyIds: new Set([subscriber.id, ...dependents.map((d) => d.id)]),
+          plans: new Map<string, PlanFacts>(plans.map((plan) => [plan.id, plan])),
+        }),
+      )
+      if (problems.length > 0) throw lifeEventValidationFailed(problems)
+      if (input.external_identifier !== undefined && (await repo.externalIdentifierTaken(db, subscriber.id, input.external_identifier))) {
+        throw duplicateLifeEvent()
+      }
+
+      const accountId = subscriber.account_id
+      const eventId = uuidv7()
+      const elections: repo.PlanElectionRow[] = []
+      const coverages: repo.CoverageRow[] = []
+      for (const key of ELECTION_KEYS) {
+        const election = input.plan_elections[key as ElectionKey]
+        if (!election) continue
+        const electionId = uuidv7()
+        const isWaiver = election.type === 'waiver'
+        elections.push({
+          id: electionId,
+          account_id: accountId,
+          qualifying_life_event_id: eventId,
+          election_key: key,
+          type: election.type,
+          plan_id: isWaiver ? null : election.plan_id!,
+          waiver_signature_date: isWaiver ? (election.waiver_signature_date ?? null) : null,
+          waiver_reason: isWaiver ? (election.waiver_reason ?? null) : null,
+        })
+        if (isWaiver) continue
+        for (const coverage of election.coverages ?? []) {
+          coverages.push({
+            id: uuidv7(),
+            account_id: accountId,
+            plan_election_id: electionId,
+            plan_id: election.plan_id!,
+            member_id: coverage.member_id,
+            start_date: coverage.start_date,
+            end_date: coverage.end_date ?? null,
+            status: coverage.status,
+            volume: coverage.volume ?? null,
+          })
+        }
+      }
+      try {
+        const row = await db.transaction().execute(async (tx) => {
+          const inserted = await repo.insertLifeEvent(
+            tx,
+            {
+              id: eventId,
+              account_id: accountId,
+              subscriber_id: subscriber.id,
+              coverage_period_id: coveragePeriod.id,
+              external_identifier: input.external_identifier ?? null,
+              event: input.event,
+              date: input.date,
+              eligibility_start_date: input.eligibility_start_date,
+            },
+            elections,
+            coverages,
+          )
+          await recordAuditEvent(tx, actor, { accountId, action: 'qualifying_life_event.created', resourceType: 'qualifying_life_event', resourceId: eventId })
+          return inserted
+        })
+        return presentLifeEvent(row, elections, coverages)
+      } catch (error) {
+        // A concurrent request took the external_identifier between the check and the insert.
+        if (isUniqueViolation(error, 'qualifying_life_events_external_identifier_key')) throw duplicateLifeEvent()
+        throw error
+      }
+    },
+
+    async getLifeEvent(actor: Actor, id: string): Promise<LifeEventView> {
+      const row = await repo.findLifeEvent(db, scopeOf(actor), id)
+      if (!row) throw lifeEventNotFound()
+      return (await present([row]))[0]!
+    },
+
+    async listLifeEvents(actor: Actor, subscriberId: string, pageReq: PageRequest): Promise<{ items: LifeEventView[]; total: number }> {
+      const subscriber = await requireSubscriber(actor, subscriberId)
+      const { items, total } = await repo.listLifeEvents(db, subscriber.id, pageReq)
+      return { items: await present(items), total }
+    },
+  }
+}
+
+export type LifeEventsService = ReturnType<typeof createLifeEventsService>

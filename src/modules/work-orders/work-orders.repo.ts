@@ -1,0 +1,100 @@
+import { sql, type Selectable } from 'kysely'
+import type { CoveragePeriodsTable, Executor, WorkOrdersTable } from '../../db/schema.js'
+
+export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string }
+/** `undefined`: an operator acting across accounts. */
+export type AccountScope = string | undefined
+
+/** The coverage period in scope, locked until the transaction ends: complete-setup calls on it run one at a time. */
+export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: string): Promise<Selectable<CoveragePeriodsTable> | undefined> {
+  let query = tx.selectFrom('coverage_periods').selectAll().where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.forUpdate().executeTakeFirst()
+}
+
+export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriodId: string): Promise<WorkOrderRow | undefined> {
+  return db
+    .selectFrom('work_orders as wo')
+    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+    .selectAll('wo')
+    .select('cp.group_id')
+    .where('wo.coverage_period_id', '=', coveragePeriodId)
+    .executeTakeFirst()
+}
+
+export interface Completeness {
+  has_plans: boolean
+  has_enrolled_subscribers: boolean
+  producer_count: number
+  /** Sum of the group's commission splits, as text (numeric); null without producers. */
+  split_total: string | null
+}
+
+/** What complete setup checks, read in one query. */
+export async function completeness(db: Executor, coveragePeriod: { id: string; group_id: string }): Promise<Completeness> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('plans').select('plans.id').where('plans.coverage_period_id', '=', coveragePeriod.id)).as('has_plans'),
+      eb
+        .exists(
+          eb
+            .selectFrom('qualifying_life_events as q')
+            .innerJoin('members as m', 'm.id', 'q.subscriber_id')
+            .select('q.id')
+            .where('q.coverage_period_id', '=', coveragePeriod.id)
+            .where('m.group_id', '=', coveragePeriod.group_id)
+            .where('m.kind', '=', 'subscriber'),
+        )
+        .as('has_enrolled_subscribers'),
+      eb
+        .selectFrom('producers_of_record')
+        .select(sql<string>`count(*)::text`.as('n'))
+        .where('group_id', '=', coveragePeriod.group_id)
+        .as('producer_count'),
+      eb
+        .selectFrom('producers_of_record')
+        .select(sql<string | null>`sum(commission_split)::text`.as('total'))
+        .where('group_id', '=', coveragePeriod.group_id)
+        .as('split_total'),
+    ])
+    .executeTakeFirstOrThrow()
+  return {
+    has_plans: Boolean(row.has_plans),
+    has_enrolled_subscribers: Boolean(row.has_enrolled_subscribers),
+    producer_count: Number(row.producer_count ?? 0),
+    split_total: row.split_total ?? null,
+  }
+}
+
+/**
+ * Members elected into an HMO medical plan of the coverage period (through the plan elections
+ * of its qualifying life events) with no provider selection for that member and plan. One row
+ * per member and plan, ordered for stable output.
+ */
+export async function membersMissingPcp(db: Executor, coveragePeriodId: string): Promise<{ member_id: string; plan_id: string }[]> {
+  return db
+    .selectFrom('coverages as c')
+    .innerJoin('plan_elections as pe', 'pe.id', 'c.plan_election_id')
+    .innerJoin('qualifying_life_events as q', 'q.id', 'pe.qualifying_life_event_id')
+    .innerJoin('plans as p', 'p.id', 'c.plan_id')
+    .select(['c.member_id', 'c.plan_id'])
+    .distinct()
+    .where('q.coverage_period_id', '=', coveragePeriodId)
+    .where('p.coverage_period_id', '=', coveragePeriodId)
+    .where('pe.type', '=', 'election')
+    .where('p.product_line', '=', 'medical')
+    .where('p.product_type', '=', 'health_maintenance_organization')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('provider_selections as ps')
+            .select('ps.id')
+            .whereRef('ps.member_id', '=', 'c.member_id')
+            .whereRef('ps.plan_id', '=', 'c.plan_id'),
+        ),
+      ),
+    )
+    .orderBy('c.member_id')
+    .orderBy('c.plan_id')
+    .execute()
+}
