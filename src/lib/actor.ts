@@ -22,3 +22,13 @@ export interface Actor {
 export function isOperator(actor: Actor): boolean {
   return actor.accountKind === 'service'
 }
+
+/**
+ * Which account's rows a query may touch: the actor's own, or `undefined` for an operator, who
+ * sees every account. Repos apply it in the query itself (`where account_id = $scope`).
+ */
+export type AccountScope = string | undefined
+
+export function accountScopeOf(actor: Actor): AccountScope {
+  return isOperator(actor) ? undefined : actor.accountId
+}

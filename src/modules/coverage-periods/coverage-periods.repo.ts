@@ -4,8 +4,9 @@ import type { CoveragePeriodsTable, Executor } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 
 export type CoveragePeriodRow = Selectable<CoveragePeriodsTable>
-/** `undefined`: an operator looking across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 export interface GroupForCoveragePeriod {
   id: string

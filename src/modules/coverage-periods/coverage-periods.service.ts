@@ -1,4 +1,4 @@
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db } from '../../db/schema.js'
@@ -34,10 +34,6 @@ export function presentCoveragePeriod(row: repo.CoveragePeriodRow): CoveragePeri
   }
 }
 
-/** Operators see every account; a partner only its own (another account's resource is a 404). */
-export function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 /** Today's date in UTC, YYYY-MM-DD: sign-offs are compared against it. */
 function todayUtc(now: Date): string {
@@ -87,7 +83,7 @@ export function coveragePeriodProblems(
 
 export function createCoveragePeriodsService({ db, carriers }: { db: Db; carriers: CarrierCatalog }) {
   async function requireGroup(actor: Actor, groupId: string) {
-    const group = await repo.findGroup(db, scopeOf(actor), groupId)
+    const group = await repo.findGroup(db, accountScopeOf(actor), groupId)
     if (!group) throw groupNotFound()
     return group
   }
@@ -140,7 +136,7 @@ export function createCoveragePeriodsService({ db, carriers }: { db: Db; carrier
     },
 
     async getCoveragePeriod(actor: Actor, id: string): Promise<CoveragePeriod> {
-      const row = await repo.findCoveragePeriod(db, scopeOf(actor), id)
+      const row = await repo.findCoveragePeriod(db, accountScopeOf(actor), id)
       if (!row) throw coveragePeriodNotFound()
       return presentCoveragePeriod(row)
     },

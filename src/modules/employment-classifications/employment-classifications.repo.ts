@@ -4,8 +4,9 @@ import type { EmploymentClassificationsTable, Executor } from '../../db/schema.j
 import type { PageRequest } from '../../http/pagination.js'
 
 export type EmploymentClassificationRow = Selectable<EmploymentClassificationsTable>
-/** `undefined`: an operator looking across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 /** The group (in scope) classifications are added to or listed from. */
 export async function findGroup(db: Executor, scope: AccountScope, id: string): Promise<{ id: string; account_id: string } | undefined> {

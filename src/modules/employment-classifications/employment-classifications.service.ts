@@ -1,4 +1,4 @@
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db } from '../../db/schema.js'
@@ -25,9 +25,6 @@ export function presentEmploymentClassification(row: repo.EmploymentClassificati
   }
 }
 
-function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 /** Business rules beyond the schema: the classification must not end before it starts. */
 export function employmentClassificationProblems(input: CreateEmploymentClassificationInput): FieldProblem[] {
@@ -40,7 +37,7 @@ export function employmentClassificationProblems(input: CreateEmploymentClassifi
 
 export function createEmploymentClassificationsService({ db }: { db: Db }) {
   async function requireGroup(actor: Actor, groupId: string) {
-    const group = await repo.findGroup(db, scopeOf(actor), groupId)
+    const group = await repo.findGroup(db, accountScopeOf(actor), groupId)
     if (!group) throw groupNotFound()
     return group
   }
@@ -80,7 +77,7 @@ export function createEmploymentClassificationsService({ db }: { db: Db }) {
     },
 
     async getEmploymentClassification(actor: Actor, id: string): Promise<EmploymentClassification> {
-      const row = await repo.findEmploymentClassification(db, scopeOf(actor), id)
+      const row = await repo.findEmploymentClassification(db, accountScopeOf(actor), id)
       if (!row) throw employmentClassificationNotFound()
       return presentEmploymentClassification(row)
     },

@@ -4,8 +4,9 @@ import type { PageRequest } from '../../http/pagination.js'
 import { selectPage } from '../../db/paging.js'
 
 export type InstallmentRow = Selectable<GroupInstallmentsTable>
-/** `accountId` undefined: an operator acting across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 export async function insertInstallment(tx: Executor, row: Insertable<GroupInstallmentsTable>): Promise<InstallmentRow> {
   return tx.insertInto('group_installments').values(row).returningAll().executeTakeFirstOrThrow()

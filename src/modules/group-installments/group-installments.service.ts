@@ -6,7 +6,8 @@ import type { PageRequest } from '../../http/pagination.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { findGroupsByIds } from '../groups/groups.repo.js'
-import { assertValidNewGroup, insertNewGroup, presentGroups, scopeOf } from '../groups/groups.service.js'
+import { accountScopeOf } from '../../lib/actor.js'
+import { assertValidNewGroup, insertNewGroup, presentGroups } from '../groups/groups.service.js'
 import { groupInstallmentNotFound } from './group-installments.errors.js'
 import * as repo from './group-installments.repo.js'
 import { STEP_NAMES, type GroupInstallment, type NewInstallmentGroupT, type ProgressStepT } from './group-installments.schema.js'
@@ -86,13 +87,13 @@ export function createGroupInstallmentsService({ db, carriers }: { db: Db; carri
     },
 
     async getInstallment(actor: Actor, id: string): Promise<GroupInstallment> {
-      const row = await repo.findInstallment(db, scopeOf(actor), id)
+      const row = await repo.findInstallment(db, accountScopeOf(actor), id)
       if (!row) throw groupInstallmentNotFound()
       return (await presentInstallments(db, [row]))[0]!
     },
 
     async listInstallments(actor: Actor, pageReq: PageRequest) {
-      const { items, total } = await repo.listInstallments(db, scopeOf(actor), pageReq)
+      const { items, total } = await repo.listInstallments(db, accountScopeOf(actor), pageReq)
       return { items: await presentInstallments(db, items), total }
     },
   }

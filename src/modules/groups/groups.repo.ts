@@ -3,8 +3,9 @@ import type { Executor, GroupRow, GroupsTable, LocationsTable, ProducersOfRecord
 import type { PageRequest } from '../../http/pagination.js'
 import { selectPage } from '../../db/paging.js'
 
-/** `accountId` undefined: an operator acting across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 export type LocationRow = Selectable<LocationsTable>
 export type ProducerRow = Selectable<ProducersOfRecordTable>

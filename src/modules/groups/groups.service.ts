@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely'
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import type { Db, Executor, GroupRow, GroupsTable, ProducersOfRecordTable } from '../../db/schema.js'
@@ -12,10 +12,6 @@ import * as repo from './groups.repo.js'
 import { duplicateLocationIdentifiers, groupCoreProblems, locationProblems, newGroupProblems, todayIso } from './groups.rules.js'
 import type { Agency, CreateLocationInput, Group, GroupCore, Location, LocationInputT, NewGroup, Producer } from './groups.schema.js'
 
-/** Operators see every account; a partner only its own (another account's group is a 404). */
-export function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 function presentAddress(row: repo.LocationRow): Address {
   const address: Address = { address_line_1: row.address_line_1, city: row.city, state: row.state as Address['state'], zip: row.zip }
@@ -189,13 +185,13 @@ export function createGroupsService({ db }: { db: Db }) {
     },
 
     async getGroup(actor: Actor, id: string): Promise<Group> {
-      const row = await repo.findGroup(db, scopeOf(actor), id)
+      const row = await repo.findGroup(db, accountScopeOf(actor), id)
       if (!row) throw groupNotFound()
       return (await presentGroups(db, [row]))[0]!
     },
 
     async listGroups(actor: Actor, pageReq: PageRequest) {
-      const { items, total } = await repo.listGroups(db, scopeOf(actor), pageReq)
+      const { items, total } = await repo.listGroups(db, accountScopeOf(actor), pageReq)
       return { items: await presentGroups(db, items), total }
     },
 
@@ -203,7 +199,7 @@ export function createGroupsService({ db }: { db: Db }) {
     async updateGroup(actor: Actor, id: string, input: GroupCore): Promise<Group> {
       const problems = groupCoreProblems(input, '/group', todayIso())
       return db.transaction().execute(async (tx) => {
-        const current = await repo.findGroupForUpdate(tx, scopeOf(actor), id)
+        const current = await repo.findGroupForUpdate(tx, accountScopeOf(actor), id)
         if (!current) throw groupNotFound()
         if (problems.length > 0) throw groupValidationFailed(problems)
         let row: GroupRow
@@ -224,7 +220,7 @@ export function createGroupsService({ db }: { db: Db }) {
       const { primary = false, ...location } = input
       const problems = locationProblems(location, '/location', primary)
       return db.transaction().execute(async (tx) => {
-        const group = await repo.findGroupForUpdate(tx, scopeOf(actor), groupId)
+        const group = await repo.findGroupForUpdate(tx, accountScopeOf(actor), groupId)
         if (!group) throw groupNotFound()
         if (problems.length > 0) throw groupValidationFailed(problems)
         const now = new Date()

@@ -6,8 +6,9 @@ import type { PageRequest } from '../../http/pagination.js'
 export type LifeEventRow = Selectable<QualifyingLifeEventsTable>
 export type PlanElectionRow = Selectable<PlanElectionsTable>
 export type CoverageRow = Selectable<CoveragesTable>
-/** `undefined`: an operator, who sees every account. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 /** The plans of a coverage period among these ids (others, from other periods or accounts, are left out). */
 export async function plansOfCoveragePeriod(db: Executor, coveragePeriodId: string, ids: readonly string[]) {

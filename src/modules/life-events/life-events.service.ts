@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
@@ -13,9 +13,6 @@ import * as repo from './life-events.repo.js'
 import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
 import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
 
-function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 /**
  * Rows hold only values the schema accepted, so text columns narrow to its enums. Elections are
@@ -73,7 +70,7 @@ export function createLifeEventsService({ db }: { db: Db }) {
   }
 
   async function requireSubscriber(actor: Actor, subscriberId: string) {
-    const subscriber = await findMember(db, scopeOf(actor), subscriberId, 'subscriber')
+    const subscriber = await findMember(db, accountScopeOf(actor), subscriberId, 'subscriber')
     if (!subscriber) throw subscriberNotFound()
     return subscriber
   }
@@ -173,7 +170,7 @@ export function createLifeEventsService({ db }: { db: Db }) {
     },
 
     async getLifeEvent(actor: Actor, id: string): Promise<LifeEventView> {
-      const row = await repo.findLifeEvent(db, scopeOf(actor), id)
+      const row = await repo.findLifeEvent(db, accountScopeOf(actor), id)
       if (!row) throw lifeEventNotFound()
       return (await present([row]))[0]!
     },

@@ -5,8 +5,9 @@ import type { PageRequest } from '../../http/pagination.js'
 import type { Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 
-/** `undefined`: an operator, who sees every account. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 export type MemberRow = Selectable<MembersTable>
 

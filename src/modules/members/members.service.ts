@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { maskSsn, type SsnProtection } from '../../lib/ssn-protection.js'
@@ -75,10 +75,6 @@ export function presentSubscriber(view: MemberView, dependents: readonly MemberV
   return subscriber
 }
 
-/** Operators see every account; a partner only its own (another account's member is a 404). */
-function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 type SealedColumns = Pick<repo.NewMember, 'ssn_ciphertext' | 'ssn_key_id' | 'ssn_hash' | 'ssn_last_four'>
 
@@ -167,7 +163,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
   }
 
   async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
-    const row = await repo.findMember(db, scopeOf(actor), id, 'subscriber')
+    const row = await repo.findMember(db, accountScopeOf(actor), id, 'subscriber')
     if (!row) throw subscriberNotFound()
     const dependents = await repo.dependentsOf(db, [row.id])
     return presentSubscriber(viewOf(row), dependents.map(viewOf))
@@ -179,7 +175,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
      * one transaction (multi-row batches) or nothing. `single` picks the pointers: /subscriber or /subscribers/i.
      */
     async createSubscribers(actor: Actor, groupId: string, inputs: readonly SubscriberInput[], single: boolean): Promise<Subscriber[]> {
-      const group = await repo.findGroup(db, scopeOf(actor), groupId)
+      const group = await repo.findGroup(db, accountScopeOf(actor), groupId)
       if (!group) throw groupNotFound()
       const pointerOf = (index: number) => (single ? '/subscriber' : `/subscribers/${index}`)
       const today = todayUtc()
@@ -241,7 +237,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
     },
 
     async listSubscribers(actor: Actor, groupId: string, pageReq: PageRequest): Promise<{ items: Subscriber[]; total: number }> {
-      const group = await repo.findGroup(db, scopeOf(actor), groupId)
+      const group = await repo.findGroup(db, accountScopeOf(actor), groupId)
       if (!group) throw groupNotFound()
       const { items, total } = await repo.listSubscribers(db, group.id, pageReq)
       const dependents = await repo.dependentsOf(db, items.map((row) => row.id))
@@ -258,7 +254,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
 
     /** Replaces the subscriber's own fields; an omitted SSN keeps the stored one. */
     async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate): Promise<Subscriber> {
-      const current = await repo.findMember(db, scopeOf(actor), id, 'subscriber')
+      const current = await repo.findMember(db, accountScopeOf(actor), id, 'subscriber')
       if (!current) throw subscriberNotFound()
       const pointerOf = () => '/subscriber'
       const problems = [...unstorableTextProblems(input, '/subscriber'), ...subscriberProblems(input, '/subscriber', todayUtc())]
@@ -291,7 +287,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
     },
 
     async createDependent(actor: Actor, subscriberId: string, input: DependentInput): Promise<Dependent> {
-      const subscriber = await repo.findMember(db, scopeOf(actor), subscriberId, 'subscriber')
+      const subscriber = await repo.findMember(db, accountScopeOf(actor), subscriberId, 'subscriber')
       if (!subscriber) throw subscriberNotFound()
       const problems = [...unstorableTextProblems(input, '/dependent'), ...dependentProblems(input, subscriber.birth_date, '/dependent', todayUtc())]
       if (problems.length > 0) throw membersValidationFailed(problems)
@@ -324,7 +320,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
 
     /** Replaces the dependent; an omitted SSN keeps the stored one. */
     async updateDependent(actor: Actor, id: string, input: DependentInput): Promise<Dependent> {
-      const current = await repo.findMember(db, scopeOf(actor), id, 'dependent')
+      const current = await repo.findMember(db, accountScopeOf(actor), id, 'dependent')
       if (!current) throw dependentNotFound()
       const subscriber = await repo.findMember(db, undefined, current.subscriber_id!, 'subscriber')
       const problems = [...unstorableTextProblems(input, '/dependent'), ...dependentProblems(input, subscriber!.birth_date, '/dependent', todayUtc())]
@@ -348,7 +344,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
     },
 
     async getMember(actor: Actor, id: string): Promise<Member> {
-      const row = await repo.findMember(db, scopeOf(actor), id)
+      const row = await repo.findMember(db, accountScopeOf(actor), id)
       if (!row) throw memberNotFound()
       if (row.kind === 'dependent') return { ...presentDependent(viewOf(row)), kind: 'dependent' }
       const dependents = await repo.dependentsOf(db, [row.id])

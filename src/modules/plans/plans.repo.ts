@@ -4,8 +4,9 @@ import type { Executor, PlansTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 
 export type PlanRow = Selectable<PlansTable>
-/** `undefined`: an operator looking across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 /** The coverage period (in scope) plans are added to or listed from. */
 export async function findCoveragePeriod(db: Executor, scope: AccountScope, id: string): Promise<{ id: string; account_id: string } | undefined> {

@@ -1,4 +1,4 @@
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db } from '../../db/schema.js'
@@ -39,9 +39,6 @@ export function presentPlan(row: repo.PlanRow): Plan {
   }
 }
 
-function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 /** Every business rule of a new plan (beyond the schema's enums), all reported at once. */
 export function planProblems(input: CreatePlanInput): FieldProblem[] {
@@ -74,7 +71,7 @@ export function planProblems(input: CreatePlanInput): FieldProblem[] {
 
 export function createPlansService({ db }: { db: Db }) {
   async function requireCoveragePeriod(actor: Actor, coveragePeriodId: string) {
-    const coveragePeriod = await repo.findCoveragePeriod(db, scopeOf(actor), coveragePeriodId)
+    const coveragePeriod = await repo.findCoveragePeriod(db, accountScopeOf(actor), coveragePeriodId)
     if (!coveragePeriod) throw coveragePeriodNotFound()
     return coveragePeriod
   }
@@ -113,7 +110,7 @@ export function createPlansService({ db }: { db: Db }) {
     },
 
     async getPlan(actor: Actor, id: string): Promise<Plan> {
-      const row = await repo.findPlan(db, scopeOf(actor), id)
+      const row = await repo.findPlan(db, accountScopeOf(actor), id)
       if (!row) throw planNotFound()
       return presentPlan(row)
     },

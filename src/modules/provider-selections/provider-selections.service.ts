@@ -1,6 +1,6 @@
 import type { Db } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import { isNpi } from '../../lib/identifiers.js'
 import { uuidv7 } from '../../lib/ids.js'
@@ -12,9 +12,6 @@ import { duplicateProviderSelection, providerSelectionValidationFailed } from '.
 import * as repo from './provider-selections.repo.js'
 import type { ProviderSelection, ProviderSelectionInput } from './provider-selections.schema.js'
 
-function scopeOf(actor: Actor): string | undefined {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 export function presentProviderSelection(row: repo.ProviderSelectionRow): ProviderSelection {
   return {
@@ -35,7 +32,7 @@ const PLAN_POINTER = '/provider_selection/plan_id'
 
 export function createProviderSelectionsService({ db }: { db: Db }) {
   async function requireMember(actor: Actor, memberId: string) {
-    const member = await findMember(db, scopeOf(actor), memberId)
+    const member = await findMember(db, accountScopeOf(actor), memberId)
     if (!member) throw memberNotFound()
     return member
   }

@@ -3,8 +3,9 @@ import type { Executor, UserRow } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { selectPage } from '../../db/paging.js'
 
-/** `accountId` undefined means an operator looking across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 export async function insertUser(tx: Executor, row: Omit<UserRow, 'created_at' | 'deactivated_at'>): Promise<UserRow> {
   return tx.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow()

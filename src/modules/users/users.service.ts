@@ -1,4 +1,4 @@
-import { isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, isOperator, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db, UserRow } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
@@ -14,10 +14,6 @@ export function presentUser(row: UserRow): User {
   return user
 }
 
-/** Operators see every account; a partner only its own (another account's user is a 404). */
-function scopeOf(actor: Actor): repo.AccountScope {
-  return isOperator(actor) ? undefined : actor.accountId
-}
 
 export function createUsersService({ db }: { db: Db }) {
   return {
@@ -41,7 +37,7 @@ export function createUsersService({ db }: { db: Db }) {
     },
 
     async getUser(actor: Actor, id: string): Promise<User> {
-      const row = await repo.findUser(db, scopeOf(actor), id)
+      const row = await repo.findUser(db, accountScopeOf(actor), id)
       if (!row) throw userNotFound()
       return presentUser(row)
     },
@@ -57,7 +53,7 @@ export function createUsersService({ db }: { db: Db }) {
     async deactivateUser(actor: Actor, id: string): Promise<User> {
       return db.transaction().execute(async (tx) => {
         const now = new Date()
-        const row = await repo.deactivateUser(tx, scopeOf(actor), id, now)
+        const row = await repo.deactivateUser(tx, accountScopeOf(actor), id, now)
         if (!row) throw userNotFound()
         const changedNow = row.deactivated_at?.getTime() === now.getTime()
         if (changedNow) await recordAuditEvent(tx, actor, { accountId: row.account_id, action: 'user.deactivated', resourceType: 'user', resourceId: row.id })

@@ -2,8 +2,9 @@ import { sql, type Selectable } from 'kysely'
 import type { CoveragePeriodsTable, Executor, WorkOrdersTable } from '../../db/schema.js'
 
 export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string }
-/** `undefined`: an operator acting across accounts. */
-export type AccountScope = string | undefined
+import type { AccountScope } from '../../lib/actor.js'
+
+export type { AccountScope }
 
 /** The coverage period in scope, locked until the transaction ends: complete-setup calls on it run one at a time. */
 export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: string): Promise<Selectable<CoveragePeriodsTable> | undefined> {

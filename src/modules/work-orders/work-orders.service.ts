@@ -8,7 +8,7 @@ import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
-import { scopeOf } from '../coverage-periods/coverage-periods.service.js'
+import { accountScopeOf } from '../../lib/actor.js'
 import { groupInstallmentNotFound } from '../group-installments/group-installments.errors.js'
 import { findInstallment } from '../group-installments/group-installments.repo.js'
 import { setupIncomplete, workOrderNotFound } from './work-orders.errors.js'
@@ -67,7 +67,7 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
    */
   async function completeSetupOnce(actor: Actor, coveragePeriodId: string): Promise<SetupResult> {
     return db.transaction().execute(async (tx) => {
-      const cp = await repo.lockCoveragePeriod(tx, scopeOf(actor), coveragePeriodId)
+      const cp = await repo.lockCoveragePeriod(tx, accountScopeOf(actor), coveragePeriodId)
       if (!cp) throw coveragePeriodNotFound()
       const existing = await repo.findWorkOrderOfCoveragePeriod(tx, cp.id)
       if (existing) return { created: false, workOrder: presentWorkOrder(existing) }
@@ -161,7 +161,7 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
 
     /** Step 7 through the installment: its linked coverage period; 422 while it has none. */
     async completeInstallmentSetup(actor: Actor, installmentId: string): Promise<SetupResult> {
-      const installment = await findInstallment(db, scopeOf(actor), installmentId)
+      const installment = await findInstallment(db, accountScopeOf(actor), installmentId)
       if (!installment) throw groupInstallmentNotFound()
       if (!installment.coverage_period_id) {
         throw setupIncomplete([
@@ -172,7 +172,7 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
     },
 
     async getWorkOrder(actor: Actor, coveragePeriodId: string): Promise<WorkOrder> {
-      const cp = await findCoveragePeriod(db, scopeOf(actor), coveragePeriodId)
+      const cp = await findCoveragePeriod(db, accountScopeOf(actor), coveragePeriodId)
       if (!cp) throw coveragePeriodNotFound()
       const row = await repo.findWorkOrderOfCoveragePeriod(db, cp.id)
       if (!row) throw workOrderNotFound()
