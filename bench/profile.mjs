@@ -5,12 +5,15 @@
 //   npm run -s build && node bench/profile.mjs <scenario> [log level]
 //   node bench/profile.mjs --summary <file.cpuprofile> <requests served>
 //
-// Scenarios: hello, floor, healthz, read-key, read-bearer. Log level (service only): info (default)
+// Scenarios: hello, floor, healthz, read-key, read-bearer, read-subscriber (GET /subscribers/{id}
+// rotating through 1,000 subscribers created first by the 5,000-subscriber request, sent to a
+// separate, unprofiled instance so the profile holds the reads only). Log level (service only): info (default)
 // or any LOG_LEVEL. The profile is kept in bench/.tmp/ for Chrome DevTools or speedscope.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { DATABASE_URL, POOL_SIZE, TMP_DIR, expectOk, prepareDatabase, startBareServer, startService, stopAll, stopChild } from './lib.mjs'
+import { buildBulkBody, createGroup, pickReadIds, rotatingRequests, sendBulk } from './members.mjs'
 
 const CONNECTIONS = 50
 const WARMUP_SECONDS = 3
@@ -97,12 +100,26 @@ async function profileScenario(name, logLevel) {
   let target
   let url
   let headers = {}
+  let requests
   if (name === 'hello') {
     target = await startBareServer('hello-server.mjs', {}, nodeOptions)
     url = `${target.url}/`
   } else if (name === 'floor') {
     target = await startBareServer('floor-server.mjs', { DATABASE_URL, DATABASE_POOL_SIZE: String(POOL_SIZE) }, nodeOptions)
     url = `${target.url}/users/${seed.userId}`
+  } else if (name === 'read-subscriber') {
+    const seeder = await startService(logLevel, { label: `${logLevel}-seeder` })
+    const runTag = Date.now().toString(36)
+    const { groupId, locationId } = await createGroup(seeder.url, seed.apiKey, runTag)
+    const bulk = await sendBulk(seeder.url, seed.apiKey, groupId, buildBulkBody(locationId, runTag), seeder.child.pid)
+    await stopChild(seeder.child)
+    if (!process.env.BENCH_KEEP_LOGS) rmSync(seeder.logFile, { force: true })
+    if (bulk.status !== 201) throw new Error(`The bulk request answered ${bulk.status}: ${bulk.errorText}`)
+    const ids = pickReadIds(bulk.ids)
+    target = await startService(logLevel, { nodeOptions })
+    url = `${target.url}/subscribers/${ids[0]}`
+    headers = { 'service-api-key': seed.apiKey }
+    requests = () => rotatingRequests(ids)
   } else {
     target = await startService(logLevel, { nodeOptions })
     url = name === 'healthz' ? `${target.url}/healthz` : `${target.url}/users/${seed.userId}`
@@ -113,8 +130,8 @@ async function profileScenario(name, logLevel) {
     } else if (name === 'healthz') headers = {}
   }
   await expectOk(name, url, { headers })
-  const warm = await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_SECONDS })
-  const run = await autocannon({ url, headers, connections: CONNECTIONS, duration: MEASURE_SECONDS })
+  const warm = await autocannon({ url, headers, requests: requests?.(), connections: CONNECTIONS, duration: WARMUP_SECONDS })
+  const run = await autocannon({ url, headers, requests: requests?.(), connections: CONNECTIONS, duration: MEASURE_SECONDS })
   await stopChild(target.child) // the profile is written as the process exits
   if (target.logFile && !process.env.BENCH_KEEP_LOGS) rmSync(target.logFile, { force: true })
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
@@ -127,9 +144,9 @@ async function profileScenario(name, logLevel) {
 const [first, second, third] = process.argv.slice(2)
 try {
   if (first === '--summary') console.log(summariseProfile(second, Number(third)))
-  else if (['hello', 'floor', 'healthz', 'read-key', 'read-bearer'].includes(first)) await profileScenario(first, second ?? 'info')
+  else if (['hello', 'floor', 'healthz', 'read-key', 'read-bearer', 'read-subscriber'].includes(first)) await profileScenario(first, second ?? 'info')
   else {
-    console.error('usage: node bench/profile.mjs hello|floor|healthz|read-key|read-bearer [log level]\n       node bench/profile.mjs --summary <file.cpuprofile> <requests>')
+    console.error('usage: node bench/profile.mjs hello|floor|healthz|read-key|read-bearer|read-subscriber [log level]\n       node bench/profile.mjs --summary <file.cpuprofile> <requests>')
     process.exitCode = 2
   }
 } catch (error) {

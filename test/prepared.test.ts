@@ -20,9 +20,26 @@ describe('prepared queries', () => {
     expect(await byEmail(t.db, 'prepared@example.com', (await t.newPartner()).accountId)).toEqual([])
   })
 
-  it('when a builder does not use every parameter exactly once, then preparing it fails at once', () => {
+  it('when a builder leaves a parameter unused, then preparing it fails at once', () => {
     expect(() => prepare<{ id: string }, [string, string]>(2, (db, [id]) => db.selectFrom('users').select('id').where('id', '=', id!))).toThrow(
-      /each of its 2 parameters exactly once/,
+      /each of its 2 parameters/,
     )
+  })
+})
+
+describe.runIf(!!process.env.DATABASE_URL)('prepared queries on PostgreSQL', () => {
+  it('when a prepared query runs, then PostgreSQL keeps it as a named statement of the connection', async () => {
+    const { openDatabase } = await import('../src/db/database.js')
+    const { sql } = await import('kysely')
+    // One connection, so the session that ran the query is the one inspected.
+    const handle = await openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL!, poolSize: 1 })
+    try {
+      const byId = prepare<{ id: string }, [id: string]>(1, (db, [id]) => db.selectFrom('users').select('id').where('id', '=', id!))
+      await byId(handle.db, '00000000-0000-7000-8000-000000000000')
+      const names = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(handle.db)
+      expect(names.rows.map((r) => r.name)).toContainEqual(expect.stringMatching(/^enrollsync_[0-9a-f]{16}$/))
+    } finally {
+      await handle.close()
+    }
   })
 })

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { DatabaseConfig } from '../config.js'
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js'
+import { preparedStatementName } from './prepared.js'
 import type { Database, Db } from './schema.js'
 
 // Return int8 (counts) as numbers: every count we serve is far below 2^53.
@@ -10,6 +11,24 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
 // Keep `date` columns as the YYYY-MM-DD text they are: a JavaScript Date would shift them by the
 // server's time zone, and the API speaks dates as strings anyway.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value)
+
+/**
+ * Sends the prepared queries' texts (src/db/prepared.ts) as named statements, so PostgreSQL parses
+ * and plans each once per connection; profiling showed planning a `members` read cost more than
+ * the read. Every other query goes as usual. Needs a server or pooler that keeps named statements
+ * per connection (PostgreSQL itself; PgBouncer 1.21+ with max_prepared_statements).
+ */
+class NamedStatementClient extends pg.Client {
+  // `any`: pg's query() has a dozen overloads; this passes every call through unchanged except
+  // for a plain (text, values) call whose text is a prepared query's.
+  override query(config: any, values?: any, callback?: any): any {
+    if (typeof config === 'string' && Array.isArray(values)) {
+      const name = preparedStatementName(config)
+      if (name) return super.query({ name, text: config, values }, callback)
+    }
+    return super.query(config, values, callback)
+  }
+}
 
 export interface DatabaseHandle {
   readonly db: Db
@@ -26,7 +45,7 @@ export interface DatabaseHandle {
  */
 export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }): Promise<DatabaseHandle> {
   if (config.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize })
+    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, Client: NamedStatementClient })
     return wrap(pool, 'postgres', async () => {})
   }
   let lock: DataDirLock | undefined

@@ -163,10 +163,9 @@ export function createMembersService({ db, ssn }: SsnDeps) {
   }
 
   async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
-    const row = await repo.findMember(db, accountScopeOf(actor), id, 'subscriber')
-    if (!row) throw subscriberNotFound()
-    const dependents = await repo.dependentsOf(db, [row.id])
-    return presentSubscriber(viewOf(row), dependents.map(viewOf))
+    const family = await repo.findSubscriberFamily(db, accountScopeOf(actor), id)
+    if (!family) throw subscriberNotFound()
+    return presentSubscriber(viewOf(family.subscriber), family.dependents.map(viewOf))
   }
 
   return {
