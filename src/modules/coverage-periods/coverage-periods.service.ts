@@ -1,3 +1,4 @@
+import { todayUtc } from '../../lib/clock.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
@@ -34,11 +35,6 @@ export function presentCoveragePeriod(row: repo.CoveragePeriodRow): CoveragePeri
   }
 }
 
-
-/** Today's date in UTC, YYYY-MM-DD: sign-offs are compared against it. */
-function todayUtc(now: Date): string {
-  return now.toISOString().slice(0, 10)
-}
 
 const pointer = (field: string) => `/coverage_period/${field}`
 

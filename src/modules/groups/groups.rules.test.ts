@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { producerProblems, todayIso } from './groups.rules.js'
+import { todayUtc } from '../../lib/clock.js'
+import { producerProblems } from './groups.rules.js'
 import type { ProducerInputT } from './groups.schema.js'
 
 const producer = (commission_split: number, writing_producer = false): ProducerInputT => ({
@@ -43,6 +44,6 @@ describe('producer rules', () => {
   })
 
   it('when today is asked for, then it is the UTC date', () => {
-    expect(todayIso(new Date('2026-11-22T23:59:59.000Z'))).toBe('2026-11-22')
+    expect(todayUtc(new Date('2026-11-22T23:59:59.000Z'))).toBe('2026-11-22')
   })
 })

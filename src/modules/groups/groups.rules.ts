@@ -6,11 +6,6 @@ import type { GroupCore, LocationInputT, NewGroup, ProducerInputT } from './grou
 
 export const MAX_WRITING_PRODUCERS = 2
 
-/** Today in UTC as YYYY-MM-DD: dates that must not lie in the future are compared with it. */
-export function todayIso(now = new Date()): string {
-  return now.toISOString().slice(0, 10)
-}
-
 /** Percent with up to two decimals as integer hundredths, so 33.33 + 33.33 + 33.34 is exactly 10000. */
 function hundredths(percent: number): number {
   return Math.round(percent * 100)

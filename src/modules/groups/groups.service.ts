@@ -9,7 +9,8 @@ import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { Address } from '../common/address.js'
 import { duplicateGroupIdentifier, duplicateLocationIdentifier, groupNotFound, groupValidationFailed } from './groups.errors.js'
 import * as repo from './groups.repo.js'
-import { duplicateLocationIdentifiers, groupCoreProblems, locationProblems, newGroupProblems, todayIso } from './groups.rules.js'
+import { duplicateLocationIdentifiers, groupCoreProblems, locationProblems, newGroupProblems } from './groups.rules.js'
+import { todayUtc } from '../../lib/clock.js'
 import type { Agency, CreateLocationInput, Group, GroupCore, Location, LocationInputT, NewGroup, Producer } from './groups.schema.js'
 
 
@@ -145,7 +146,7 @@ function locationRow(accountId: string, groupId: string, input: LocationInputT, 
  * with `extraProblems` (the installment's carrier) among them; then 409 for repeated location ids.
  */
 export function assertValidNewGroup(input: NewGroup, base: string, extraProblems: FieldProblem[] = []): void {
-  const problems = [...newGroupProblems(input, base, todayIso()), ...extraProblems]
+  const problems = [...newGroupProblems(input, base, todayUtc()), ...extraProblems]
   if (problems.length > 0) throw groupValidationFailed(problems)
   const duplicates = duplicateLocationIdentifiers(input, base)
   if (duplicates.length > 0) throw duplicateLocationIdentifier(duplicates)
@@ -197,7 +198,7 @@ export function createGroupsService({ db }: { db: Db }) {
 
     /** Replaces the employer data, market, external_identifier and producers; locations stay. */
     async updateGroup(actor: Actor, id: string, input: GroupCore): Promise<Group> {
-      const problems = groupCoreProblems(input, '/group', todayIso())
+      const problems = groupCoreProblems(input, '/group', todayUtc())
       return db.transaction().execute(async (tx) => {
         const current = await repo.findGroupForUpdate(tx, accountScopeOf(actor), id)
         if (!current) throw groupNotFound()

@@ -7,10 +7,6 @@ import type { DependentInput, SubscriberUpdate } from './members.schema.js'
  * The business rules a schema cannot express, for one subscriber or dependent. Each returns every
  * problem with its pointer; none repeats a submitted value (SSNs and birth dates are PII).
  */
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10)
-}
-
 const CHILD_RELATIONSHIPS = new Set(['child', 'grandchild'])
 
 function ssnProblems(ssn: string | undefined, pointer: string, problems: FieldProblem[]): void {

@@ -14,7 +14,8 @@ import {
   subscriberNotFound,
 } from './members.errors.js'
 import * as repo from './members.repo.js'
-import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, todayUtc, unstorableTextProblems } from './members.rules.js'
+import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, unstorableTextProblems } from './members.rules.js'
+import { todayUtc } from '../../lib/clock.js'
 import type { Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
 
 /** A member as answered from: a freshly built row (no read-back) or one read from the table. */
