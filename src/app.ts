@@ -75,6 +75,8 @@ export function createServices(db: Db, credentials?: CredentialCache, carriers: 
     plans: createPlansService({ db }),
     employmentClassifications: createEmploymentClassificationsService({ db }),
     workOrders: createWorkOrdersService({ db, carriers }),
+    lifeEvents: createLifeEventsService({ db }),
+    providerSelections: createProviderSelectionsService({ db }),
   }
 }
 
@@ -153,7 +155,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true, tryItOutEnabled: true } })
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
-  const services = createServices(deps.db, credentials, deps.carriers)
+  const carriers = deps.carriers ?? new CarrierCatalog()
+  const services = createServices(deps.db, credentials, carriers)
   healthRoutes(app, deps.pingDatabase)
   authRoutes(app, tokens)
   accountsRoutes(app, services.accounts)
@@ -164,10 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders)
+  // Built here rather than in createServices: it needs the SSN keys, which the CLI does not hold.
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
-  lifeEventsRoutes(app, createLifeEventsService({ db: deps.db }))
-  providerSelectionsRoutes(app, createProviderSelectionsService({ db: deps.db }))
-  carriersRoutes(app, deps.carriers ?? new CarrierCatalog())
+  lifeEventsRoutes(app, services.lifeEvents)
+  providerSelectionsRoutes(app, services.providerSelections)
+  carriersRoutes(app, carriers)
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)
 
