@@ -273,6 +273,71 @@ export interface ErrorsTable {
   transaction_ids: Json<unknown>
   created_at: Timestamp
   updated_at: Timestamp
+  discrepancy_kind: Generated<DiscrepancyKind>
+  dedupe_key: string | null
+  resolved_by_user_id: string | null
+  reopened_at: NullableTimestamp
+  census_request_id: string | null
+}
+
+export type DiscrepancyKind = 'carrier_value_differs' | 'carrier_missing' | 'platform_missing' | 'value_invalid'
+
+export interface ErrorCommentsTable {
+  id: string
+  account_id: string
+  error_id: string
+  message: string
+  created_by_user_id: string | null
+  sent_by: 'partner' | 'service'
+  created_at: Timestamp
+}
+
+export interface WatchersTable {
+  id: string
+  account_id: string
+  url: string
+  event_types: string[]
+  coverage_period_id: string | null
+  group_id: string | null
+  description: string | null
+  secret: string
+  previous_secret: string | null
+  previous_secret_expires_at: NullableTimestamp
+  status: Generated<'active' | 'disabled'>
+  disabled_reason: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  deleted_at: NullableTimestamp
+}
+
+export type WatcherDeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+export interface WatcherDeliveriesTable {
+  id: string
+  account_id: string
+  watcher_id: string
+  event_id: string
+  event_type: string
+  payload: Json<unknown>
+  status: Generated<WatcherDeliveryStatus>
+  attempts: Generated<number>
+  next_attempt_at: NullableTimestamp
+  last_status_code: number | null
+  last_error: string | null
+  delivered_at: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface WatcherDeliveryAttemptsTable {
+  id: string
+  delivery_id: string
+  attempt: number
+  started_at: Timestamp
+  duration_ms: number
+  status_code: number | null
+  error: string | null
+  outcome: 'succeeded' | 'failed'
 }
 
 export interface IdempotencyKeysTable {
@@ -351,6 +416,10 @@ export interface Database {
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable
   errors: ErrorsTable
+  error_comments: ErrorCommentsTable
+  watchers: WatchersTable
+  watcher_deliveries: WatcherDeliveriesTable
+  watcher_delivery_attempts: WatcherDeliveryAttemptsTable
 }
 
 export type Db = Kysely<Database>

@@ -27,6 +27,24 @@ export function exponentialBackoff(attempt: number): number {
   return Math.min(3_600_000, 1000 * 2 ** Math.max(0, attempt - 1))
 }
 
+/** What enqueueing needs: a job's name, payload schema and attempt limit, without its handler. */
+export type JobSpec<S extends TSchema = TSchema> = Pick<JobDefinition<S>, 'name' | 'payload' | 'maxAttempts' | 'check'>
+
+/**
+ * A job's spec alone, for a job whose handler is built later with run-time dependencies (the
+ * webhook delivery needs configuration): producers enqueue with the spec, the registry gets
+ * `{ ...spec, handle, backoffMs }`.
+ */
+export function defineJobSpec<S extends TSchema>(spec: { name: string; payload: S; maxAttempts?: number }): JobSpec<S> {
+  const validator = Compile(spec.payload)
+  return {
+    name: spec.name,
+    payload: spec.payload,
+    maxAttempts: spec.maxAttempts ?? 10,
+    check: (payload: unknown): payload is Static<S> => validator.Check(payload),
+  }
+}
+
 export function defineJob<S extends TSchema>(spec: {
   name: string
   payload: S

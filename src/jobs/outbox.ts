@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox'
 import { uuidv7 } from '../lib/ids.js'
 import type { Executor } from '../db/schema.js'
-import type { JobDefinition } from './job-definition.js'
+import type { JobSpec } from './job-definition.js'
 
 /**
  * Adds a job to the outbox. Pass the transaction of the change that needs the job: the job then
@@ -9,7 +9,7 @@ import type { JobDefinition } from './job-definition.js'
  */
 export async function enqueueJob<S extends TSchema>(
   tx: Executor,
-  definition: JobDefinition<S>,
+  definition: JobSpec<S>,
   payload: Static<S>,
   options: { runAt?: Date } = {},
 ): Promise<string> {
