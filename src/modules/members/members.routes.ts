@@ -100,9 +100,12 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      const subscriber = await members.getSubscriber(requireActor(request), request.params.id)
+      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts;
+      // a string with a JSON content type is sent as is. The type provider types send() as the
+      // schema's object, hence the cast: this string is that object, serialised by PostgreSQL.
+      const document = await members.getSubscriberDocument(requireActor(request), request.params.id)
       noStore(reply)
-      return { subscriber }
+      return reply.type('application/json; charset=utf-8').send(document as never)
     },
   )
 

@@ -14,12 +14,15 @@ import {
   subscriberNotFound,
 } from './members.errors.js'
 import * as repo from './members.repo.js'
+import { findSubscriberDocument } from './subscriber-document.js'
 import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, unstorableTextProblems } from './members.rules.js'
 import { todayUtc } from '../../lib/clock.js'
 import type { Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
 
-/** A member as answered from: a freshly built row (no read-back) or one read from the table. */
-type MemberView = repo.NewMember & { status: Subscriber['status'] }
+/** A member as answered from: a freshly built row (no read-back) or one read for an answer. */
+type MemberView = repo.PresentableMember
+/** A member built for insertion: every column, answered from without a read-back. */
+type BuiltMember = repo.NewMember & { status: Subscriber['status'] }
 
 function viewOf(row: repo.MemberRow): MemberView {
   return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }
@@ -166,7 +169,14 @@ export function createMembersService({ db, ssn }: SsnDeps) {
   async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
     const family = await repo.findSubscriberFamily(db, accountScopeOf(actor), id)
     if (!family) throw subscriberNotFound()
-    return presentSubscriber(viewOf(family.subscriber), family.dependents.map(viewOf))
+    return presentSubscriber(family.subscriber, family.dependents)
+  }
+
+  /** GET /subscribers/{id}: the answer as JSON text built by the database (see subscriber-document.ts). */
+  async function loadSubscriberDocument(actor: Actor, id: string): Promise<string> {
+    const document = await findSubscriberDocument(db, accountScopeOf(actor), id)
+    if (document === undefined) throw subscriberNotFound()
+    return document
   }
 
   return {
@@ -204,8 +214,8 @@ export function createMembersService({ db, ssn }: SsnDeps) {
 
       const now = new Date().toISOString()
       const base = { account_id: group.account_id, group_id: group.id, created_at: now, updated_at: now }
-      const subscriberRows: MemberView[] = []
-      const dependentRows: MemberView[][] = []
+      const subscriberRows: BuiltMember[] = []
+      const dependentRows: BuiltMember[][] = []
       for (const input of inputs) {
         const id = uuidv7()
         subscriberRows.push({ id, ...base, subscriber_id: null, kind: 'subscriber', ...subscriberColumns(input), ...sealedColumns(ssn, input.social_security_number)!, status: 'pending' })
@@ -251,6 +261,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
     },
 
     getSubscriber: loadSubscriber,
+    getSubscriberDocument: loadSubscriberDocument,
 
     /** Replaces the subscriber's own fields; an omitted SSN keeps the stored one. */
     async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate): Promise<Subscriber> {
@@ -293,7 +304,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
       if (problems.length > 0) throw membersValidationFailed(problems)
       if (await repo.dependentIdentifierTaken(db, subscriber.id, input.external_identifier)) throw duplicateDependent()
       const now = new Date().toISOString()
-      const row: MemberView = {
+      const row: BuiltMember = {
         id: uuidv7(),
         account_id: subscriber.account_id,
         group_id: subscriber.group_id,
