@@ -14,6 +14,9 @@ ALTER TABLE errors
   ADD COLUMN reopened_at timestamptz,
   -- Census request that last raised, reopened or resolved the error (issue 5 adds the table).
   ADD COLUMN census_request_id uuid,
+  -- Kept by a trigger on error_comments: a page of the queue looks comments up only for the
+  -- errors that have some, instead of probing for every one.
+  ADD COLUMN comment_count integer NOT NULL DEFAULT 0,
   ADD CONSTRAINT errors_discrepancy_parameter_check CHECK (discrepancy_parameter IN (
     'birth_date', 'gender', 'marital_status', 'earnings_effective_date', 'employment_start_date',
     'employment_end_date', 'annual_earnings', 'wage_frequency', 'employment_status',
@@ -25,6 +28,7 @@ ALTER TABLE errors
 -- like the ones it raises from now on.
 UPDATE errors
    SET discrepancy_kind = 'platform_missing',
+       message = 'A primary care provider selection is required for this HMO enrollment.',
        dedupe_key = 'api:primary_care_provider:' || coalesce(member_id::text, '-') || ':' || coalesce(plan_id::text, '-')
  WHERE source = 'api' AND discrepancy_parameter = 'primary_care_provider';
 
@@ -33,6 +37,77 @@ CREATE UNIQUE INDEX errors_dedupe_key ON errors (coverage_period_id, dedupe_key)
 -- an index range scan in creation order (the 0002 index covers status + assignee).
 CREATE INDEX errors_coverage_period_created_idx ON errors (coverage_period_id, created_at, id);
 CREATE INDEX errors_coverage_period_assignee_idx ON errors (coverage_period_id, assignee, created_at, id);
+-- GET /errors, the queue across coverage periods: a partner's (status, assignee) in creation order,
+-- and the operators' one over every account.
+CREATE INDEX errors_account_queue_idx ON errors (account_id, status, assignee, created_at, id);
+CREATE INDEX errors_queue_idx ON errors (status, assignee, created_at, id);
+
+-- The Total of the error queue (GET .../errors?status=&assignee=) without counting tens of
+-- thousands of rows per page: every statement that writes errors appends its net change per
+-- (coverage period, status, assignee), and a total is the sum of a few rows. Appending, rather
+-- than updating one counter row, means writers never wait on each other nor deadlock; the rows
+-- of a coverage period are folded together now and then by whichever writer gets its lock.
+CREATE TABLE error_counts (
+  account_id         uuid NOT NULL,
+  coverage_period_id uuid NOT NULL,
+  group_id           uuid NOT NULL,
+  status             text NOT NULL,
+  assignee           text NOT NULL,
+  delta              integer NOT NULL
+);
+CREATE INDEX error_counts_coverage_period_idx ON error_counts (coverage_period_id, status, assignee);
+CREATE INDEX error_counts_account_idx ON error_counts (account_id, status, assignee);
+
+INSERT INTO error_counts (account_id, coverage_period_id, group_id, status, assignee, delta)
+SELECT account_id, coverage_period_id, group_id, status, assignee, count(*) FROM errors
+ GROUP BY account_id, coverage_period_id, group_id, status, assignee;
+
+CREATE FUNCTION error_counts_record() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  -- About one statement in twenty also folds the rows of a coverage period it wrote.
+  fold boolean := random() < 0.05;
+  period uuid;
+BEGIN
+  -- Each branch names only the transition tables its event has.
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO error_counts (account_id, coverage_period_id, group_id, status, assignee, delta)
+    SELECT account_id, coverage_period_id, group_id, status, assignee, count(*) FROM new_errors
+     GROUP BY account_id, coverage_period_id, group_id, status, assignee;
+    IF fold THEN SELECT coverage_period_id INTO period FROM new_errors LIMIT 1; END IF;
+  ELSIF TG_OP = 'UPDATE' THEN
+    INSERT INTO error_counts (account_id, coverage_period_id, group_id, status, assignee, delta)
+    SELECT account_id, coverage_period_id, group_id, status, assignee, sum(delta) FROM (
+      SELECT account_id, coverage_period_id, group_id, status, assignee, 1 AS delta FROM new_errors
+      UNION ALL
+      SELECT account_id, coverage_period_id, group_id, status, assignee, -1 FROM old_errors) changes
+     GROUP BY account_id, coverage_period_id, group_id, status, assignee
+    HAVING sum(delta) <> 0;
+    IF fold THEN SELECT coverage_period_id INTO period FROM new_errors LIMIT 1; END IF;
+  ELSE
+    INSERT INTO error_counts (account_id, coverage_period_id, group_id, status, assignee, delta)
+    SELECT account_id, coverage_period_id, group_id, status, assignee, -count(*) FROM old_errors
+     GROUP BY account_id, coverage_period_id, group_id, status, assignee;
+    IF fold THEN SELECT coverage_period_id INTO period FROM old_errors LIMIT 1; END IF;
+  END IF;
+  -- The advisory lock (held to the end of the transaction) is only tried: one writer folds a
+  -- coverage period at a time and no writer ever waits for another's folding. Rows appended by
+  -- transactions not yet committed are not seen, so not deleted: the sums stay exact.
+  IF period IS NOT NULL AND pg_try_advisory_xact_lock(hashtext('error_counts'), hashtext(period::text)) THEN
+    WITH folded AS (DELETE FROM error_counts WHERE coverage_period_id = period RETURNING *)
+    INSERT INTO error_counts (account_id, coverage_period_id, group_id, status, assignee, delta)
+    SELECT account_id, coverage_period_id, group_id, status, assignee, sum(delta) FROM folded
+     GROUP BY account_id, coverage_period_id, group_id, status, assignee
+    HAVING sum(delta) <> 0;
+  END IF;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER error_counts_on_insert AFTER INSERT ON errors
+  REFERENCING NEW TABLE AS new_errors FOR EACH STATEMENT EXECUTE FUNCTION error_counts_record();
+CREATE TRIGGER error_counts_on_update AFTER UPDATE ON errors
+  REFERENCING OLD TABLE AS old_errors NEW TABLE AS new_errors FOR EACH STATEMENT EXECUTE FUNCTION error_counts_record();
+CREATE TRIGGER error_counts_on_delete AFTER DELETE ON errors
+  REFERENCING OLD TABLE AS old_errors FOR EACH STATEMENT EXECUTE FUNCTION error_counts_record();
 
 CREATE TABLE error_comments (
   id                 uuid PRIMARY KEY,
@@ -46,13 +121,29 @@ CREATE TABLE error_comments (
 );
 CREATE INDEX error_comments_error_idx ON error_comments (error_id, created_at, id);
 
+CREATE FUNCTION error_comments_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE errors e SET comment_count = e.comment_count + added.n
+      FROM (SELECT error_id, count(*) AS n FROM new_comments GROUP BY error_id) added WHERE e.id = added.error_id;
+  ELSE
+    UPDATE errors e SET comment_count = e.comment_count - removed.n
+      FROM (SELECT error_id, count(*) AS n FROM old_comments GROUP BY error_id) removed WHERE e.id = removed.error_id;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER error_comments_count_on_insert AFTER INSERT ON error_comments
+  REFERENCING NEW TABLE AS new_comments FOR EACH STATEMENT EXECUTE FUNCTION error_comments_count();
+CREATE TRIGGER error_comments_count_on_delete AFTER DELETE ON error_comments
+  REFERENCING OLD TABLE AS old_comments FOR EACH STATEMENT EXECUTE FUNCTION error_comments_count();
+
 -- Subscriptions to events. The secret signs deliveries (Standard Webhooks); during a rotation the
 -- previous one keeps signing beside the new one until it expires.
 CREATE TABLE watchers (
   id                         uuid PRIMARY KEY,
   account_id                 uuid NOT NULL REFERENCES accounts (id),
   url                        text NOT NULL,
-  event_types                text[] NOT NULL,
+  event_types                text[] NOT NULL CHECK (cardinality(event_types) > 0),
   coverage_period_id         uuid REFERENCES coverage_periods (id),
   group_id                   uuid REFERENCES groups (id),
   description                text,
@@ -69,7 +160,8 @@ CREATE TABLE watchers (
 CREATE INDEX watchers_account_idx ON watchers (account_id, created_at, id) WHERE deleted_at IS NULL;
 
 -- One event for one watcher. `id` is the Standard Webhooks `webhook-id`: the same on every retry,
--- so a receiver can drop duplicates.
+-- so a receiver can drop duplicates. `account_id` is the watcher's account, which for an operator's
+-- watcher is not the account the event concerns (that one is in the payload).
 CREATE TABLE watcher_deliveries (
   id               uuid PRIMARY KEY,
   account_id       uuid NOT NULL REFERENCES accounts (id),

@@ -33,6 +33,8 @@ import { employmentClassificationsRoutes } from './modules/employment-classifica
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
 import { createWorkOrdersService } from './modules/work-orders/work-orders.service.js'
+import { errorsRoutes } from './modules/errors/errors.routes.js'
+import { createErrorsService } from './modules/errors/errors.service.js'
 import { membersRoutes } from './modules/members/members.routes.js'
 import { lifeEventsRoutes } from './modules/life-events/life-events.routes.js'
 import { createLifeEventsService } from './modules/life-events/life-events.service.js'
@@ -44,6 +46,12 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import { jobsRoutes } from './modules/jobs/jobs.routes.js'
 import { usersRoutes } from './modules/users/users.routes.js'
 import { createUsersService } from './modules/users/users.service.js'
+import { systemResolveHost, type ResolveHost } from './lib/outbound-url.js'
+import { watcherDeliveriesRoutes } from './modules/watchers/watcher-deliveries.routes.js'
+import { createWatcherDeliveriesService } from './modules/watchers/watcher-deliveries.service.js'
+import { watchersRoutes } from './modules/watchers/watchers.routes.js'
+import { createWatchersService } from './modules/watchers/watchers.service.js'
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
 export interface AppDeps {
   db: Db
@@ -60,6 +68,10 @@ export interface AppDeps {
   trustProxy?: boolean
   /** The deployment's carriers; the built-in list by default. */
   carriers?: CarrierCatalog
+  /** Webhook delivery settings (WEBHOOK_* variables); the defaults when absent. */
+  webhooks?: WebhookSettings
+  /** Resolves watcher URL hosts for the address check; the system resolver by default. */
+  resolveHost?: ResolveHost
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -77,6 +89,7 @@ export function createServices(db: Db, credentials?: CredentialCache, carriers: 
     workOrders: createWorkOrdersService({ db, carriers }),
     lifeEvents: createLifeEventsService({ db }),
     providerSelections: createProviderSelectionsService({ db }),
+    errors: createErrorsService({ db }),
   }
 }
 
@@ -171,6 +184,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
   lifeEventsRoutes(app, services.lifeEvents)
   providerSelectionsRoutes(app, services.providerSelections)
+  errorsRoutes(app, services.errors)
+  // Built here rather than in createServices: they need the webhook settings, which the CLI does not hold.
+  watchersRoutes(app, createWatchersService({ db: deps.db, settings: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS, resolveHost: deps.resolveHost ?? systemResolveHost }))
+  watcherDeliveriesRoutes(app, createWatcherDeliveriesService({ db: deps.db }))
   carriersRoutes(app, carriers)
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
 /**
  * Every environment variable the service reads, in one schema. `loadConfig` is called once by the
@@ -26,6 +27,12 @@ const EnvSchema = Type.Object({
   WORKER: Type.Enum(['in-process', 'off'], { default: 'in-process' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
+  WORKER_STALE_AFTER_MS: Type.Integer({ minimum: 1000, default: DEFAULT_WORKER_STALE_AFTER_MS }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_WEBHOOK_SETTINGS.timeoutMs }),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.String({ pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$', default: DEFAULT_RETRY_SCHEDULE_SECONDS.join(',') }),
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Boolean({ default: false }),
+  WEBHOOK_SECRET_OVERLAP_SECONDS: Type.Integer({ minimum: 0, maximum: 7 * 86_400, default: DEFAULT_WEBHOOK_SETTINGS.secretOverlapSeconds }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: DEFAULT_WEBHOOK_SETTINGS.concurrency }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   CARRIERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -54,7 +61,15 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowSeconds: number }
   readonly apiKeyCacheSeconds: number
   readonly bodyLimitBytes: number
-  readonly worker: { readonly mode: Env['WORKER']; readonly concurrency: number; readonly pollMs: number }
+  readonly worker: {
+    readonly mode: Env['WORKER']
+    readonly concurrency: number
+    readonly pollMs: number
+    /** A running job older than this is presumed orphaned by a dead worker and run again. */
+    readonly staleAfterMs: number
+  }
+  /** Webhook delivery: timeout, retry schedule, private addresses, secret overlap, slots. */
+  readonly webhooks: WebhookSettings
   readonly logLevel: Env['LOG_LEVEL']
   readonly trustProxy: boolean
   /** A JSON file listing the deployment's carriers; the built-in list when undefined. */
@@ -65,11 +80,12 @@ export class ConfigError extends Error {}
 
 const checkEnv = Compile(EnvSchema)
 
-// Value.Convert reads "80.5" as 80 and "true" as 1; an integer variable must be written as one.
-const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/
-const INTEGER_VARIABLES = Object.entries(EnvSchema.properties)
-  .filter(([, schema]) => (schema as { type?: unknown }).type === 'integer')
-  .map(([name]) => name)
+// Value.Convert reads "80.5" as 80, "true" as 1 and "yes" as true: an integer variable must be
+// written as one, a boolean as true or false.
+const STRICT_TEXT: Record<string, RegExp> = { integer: /^\s*[+-]?\d+\s*$/, boolean: /^\s*(true|false)\s*$/ }
+const STRICT_VARIABLES = Object.entries(EnvSchema.properties)
+  .map(([name, schema]) => [name, STRICT_TEXT[String((schema as { type?: unknown }).type)]] as const)
+  .filter((entry): entry is readonly [string, RegExp] => entry[1] !== undefined)
 
 export function loadConfig(source: Record<string, string | undefined>): Config {
   const known = Object.fromEntries(
@@ -78,9 +94,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       .map((name) => [name, source[name]]),
   )
   const env = Value.Convert(EnvSchema, Value.Default(EnvSchema, known)) as Record<string, unknown>
-  for (const name of INTEGER_VARIABLES) {
+  for (const [name, pattern] of STRICT_VARIABLES) {
     const text = source[name]
-    if (text && !INTEGER_TEXT.test(text)) env[name] = text
+    if (text && !pattern.test(text)) env[name] = text
   }
   if (!checkEnv.Check(env)) {
     const problems = checkEnv.Errors(env).map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`)
@@ -111,6 +127,14 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       throw error
     }
   }
+  const retrySchedule = env.WEBHOOK_RETRY_SCHEDULE_SECONDS.split(',').map((part) => Number.parseInt(part.trim(), 10))
+  if (retrySchedule.length > 20) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE_SECONDS lists at most 20 attempts')
+  // The first attempt is queued with the change that caused the event, to run at once.
+  if (retrySchedule[0] !== 0) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE_SECONDS must start with 0 (the first attempt is immediate)')
+  if (env.WORKER_STALE_AFTER_MS <= env.WEBHOOK_TIMEOUT_MS + 1000) {
+    // A delivery still waiting for its receiver would be taken for orphaned and sent twice at once.
+    throw new ConfigError('WORKER_STALE_AFTER_MS must exceed WEBHOOK_TIMEOUT_MS by more than 1000')
+  }
   const database: DatabaseConfig = env.DATABASE_URL
     ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
     : { kind: 'embedded', dataDir: env.DATA_DIR }
@@ -130,7 +154,14 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
-    worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS }),
+    worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS, staleAfterMs: env.WORKER_STALE_AFTER_MS }),
+    webhooks: Object.freeze({
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryScheduleSeconds: Object.freeze(retrySchedule),
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      secretOverlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+    }),
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     carriersFile: env.CARRIERS_FILE,

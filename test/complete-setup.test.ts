@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uuidv7 } from '../src/lib/ids.js'
-import { PCP_REQUIRED_MESSAGE } from '../src/modules/work-orders/work-orders.service.js'
+import { discrepancyMessage } from '../src/modules/errors/discrepancy-messages.js'
 import { insertGroupWithLocation } from './helpers/installation-factories.js'
 import {
   insertCoveragePeriod,
@@ -182,7 +182,8 @@ describe('POST /coverage_periods/{id}/complete_setup (step 7)', () => {
         discrepancy_parameter: 'primary_care_provider',
         discrepancy_carrier: null,
         discrepancy_platform: null,
-        message: PCP_REQUIRED_MESSAGE,
+        message: discrepancyMessage('primary_care_provider', 'platform_missing').message,
+        discrepancy_kind: 'platform_missing',
       })
     }
   })

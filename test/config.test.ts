@@ -29,9 +29,26 @@ describe('loadConfig', () => {
       rateLimit: { max: 1500, windowSeconds: 300 },
       apiKeyCacheSeconds: 5,
       bodyLimitBytes: 16 * 1024 * 1024,
-      worker: { mode: 'in-process', concurrency: 4, pollMs: 1000 },
+      worker: { mode: 'in-process', concurrency: 4, pollMs: 1000, staleAfterMs: 300_000 },
+      webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, secretOverlapSeconds: 86_400, concurrency: 16 },
       logLevel: 'info',
       trustProxy: false,
+    })
+  })
+
+  it('when the webhook variables are set, then they are parsed', () => {
+    expect(
+      loadConfig({
+        WEBHOOK_TIMEOUT_MS: '1500',
+        WEBHOOK_RETRY_SCHEDULE_SECONDS: ' 0, 1 ,2',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_SECRET_OVERLAP_SECONDS: '0',
+        WEBHOOK_CONCURRENCY: '4',
+        WORKER_STALE_AFTER_MS: '3000',
+      }),
+    ).toMatchObject({
+      webhooks: { timeoutMs: 1500, retryScheduleSeconds: [0, 1, 2], allowPrivateUrls: true, secretOverlapSeconds: 0, concurrency: 4 },
+      worker: { staleAfterMs: 3000 },
     })
   })
 
@@ -87,6 +104,14 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['TOKEN_SIGNING_SECRET', 'too-short'],
     ['BODY_LIMIT_BYTES', '10'],
+    ['TRUST_PROXY', 'yes'],
+    ['WEBHOOK_TIMEOUT_MS', '1.5'],
+    ['WEBHOOK_TIMEOUT_MS', '10'],
+    ['WEBHOOK_RETRY_SCHEDULE_SECONDS', '0,5m'],
+    ['WEBHOOK_RETRY_SCHEDULE_SECONDS', '5,10'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
+    ['WEBHOOK_CONCURRENCY', '0'],
+    ['WORKER_STALE_AFTER_MS', '10500'],
   ])('when %s is %j, then ConfigError names the variable', (name, value) => {
     const error = configError({ [name]: value, ...(name === 'DATABASE_URL' ? { TOKEN_SIGNING_SECRET: SECRET, ...SSN } : {}) })
     expect(error.message).toContain(name)

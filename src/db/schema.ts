@@ -278,6 +278,8 @@ export interface ErrorsTable {
   resolved_by_user_id: string | null
   reopened_at: NullableTimestamp
   census_request_id: string | null
+  /** Kept by a trigger on error_comments (migration 0003); never written by the application. */
+  comment_count: Generated<number>
 }
 
 export type DiscrepancyKind = 'carrier_value_differs' | 'carrier_missing' | 'platform_missing' | 'value_invalid'

@@ -10,6 +10,8 @@ import type { MemberErrorCode } from '../modules/members/members.errors.js'
 import type { LifeEventErrorCode } from '../modules/life-events/life-events.errors.js'
 import type { ProviderSelectionErrorCode } from '../modules/provider-selections/provider-selections.errors.js'
 import type { WorkOrderErrorCode } from '../modules/work-orders/work-orders.errors.js'
+import type { WatcherErrorCode } from '../modules/watchers/watchers.errors.js'
+import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
@@ -40,6 +42,8 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | LifeEventErrorCode
   | ProviderSelectionErrorCode
   | WorkOrderErrorCode
+  | WatcherErrorCode
+  | ErrorResourceErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -222,6 +226,41 @@ export const errorTable = {
     status: 422,
     title: 'Setup incomplete',
     description: 'The setup cannot be completed yet; errors[] lists every gap with a code (no_plans, no_enrolled_subscribers, invalid_commission_splits, no_coverage_period).',
+  },
+  error_not_found: {
+    status: 404,
+    title: 'Error not found',
+    description: 'No error (discrepancy) with this id in your account.',
+  },
+  error_not_unresolved: {
+    status: 422,
+    title: 'Error not unresolved',
+    description: 'Only an unresolved error can be returned; detail names its status. A returned or resolved error can still be commented on or resolved.',
+  },
+  error_not_assigned_to_caller: {
+    status: 422,
+    title: 'Error assigned to the other party',
+    description: 'Only the party an error is assigned to (partner or service) can return it to the other; comment on it instead.',
+  },
+  watcher_not_found: {
+    status: 404,
+    title: 'Watcher not found',
+    description: 'No watcher with this id in your account (deleted watchers included).',
+  },
+  watcher_delivery_not_found: {
+    status: 404,
+    title: 'Watcher delivery not found',
+    description: 'No watcher delivery with this id in your account (deliveries of deleted watchers included).',
+  },
+  watcher_delivery_pending: {
+    status: 409,
+    title: 'Delivery pending',
+    description: 'The delivery already has an attempt queued; retry it once it has succeeded or failed.',
+  },
+  watcher_disabled: {
+    status: 409,
+    title: 'Watcher disabled',
+    description: 'The watcher is disabled; re-enable it with PATCH /watchers/{id} and status active, then retry.',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

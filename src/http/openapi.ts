@@ -37,6 +37,8 @@ export const openApiOptions: SwaggerOptions = {
       { name: 'Qualifying life events', description: 'Life events with plan elections, waivers and coverages (installation step 6)' },
       { name: 'Provider selections', description: 'Primary care providers of members enrolled in HMO medical plans' },
       { name: 'Work orders', description: 'Completing the setup (installation step 7) and the work order it opens for the operations team' },
+      { name: 'Errors', description: 'Discrepancies between the carrier and the platform: the queue, comments, returns, resolutions and the standard messages' },
+      { name: 'Watchers', description: 'Webhooks: subscriptions to events, signed deliveries (Standard Webhooks) and their attempts' },
       { name: 'Carriers', description: 'The carriers groups are placed with' },
       { name: 'Operator', description: 'Endpoints for the operator of the service (service credentials only)' },
       { name: 'Health', description: 'Probes for orchestrators' },

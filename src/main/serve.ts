@@ -1,12 +1,10 @@
 import { buildApp } from '../app.js'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
-import { createHousekeeping } from '../jobs/housekeeping.js'
-import { createJobRegistry } from '../jobs/registry.js'
-import { Worker } from '../jobs/worker.js'
 import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
 import { bootstrapFirstStart } from './bootstrap.js'
 import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveSsnProtection, resolveTokenSecret } from './runtime.js'
+import { createWorkers } from './workers.js'
 
 /** `npm start`: the API and, unless WORKER=off, an in-process worker. */
 async function main(): Promise<void> {
@@ -25,18 +23,12 @@ async function main(): Promise<void> {
     logger: loggerOptions(config),
     trustProxy: config.trustProxy,
     carriers: new CarrierCatalog(loadCarriers(config.carriersFile)),
+    webhooks: config.webhooks,
   })
 
   const worker =
     config.worker.mode === 'in-process'
-      ? new Worker({
-          db: database.db,
-          registry: createJobRegistry(),
-          log: app.log.child({ component: 'worker' }),
-          concurrency: config.worker.concurrency,
-          pollMs: config.worker.pollMs,
-          onPoll: createHousekeeping(database.db),
-        })
+      ? createWorkers({ db: database.db, log: app.log.child({ component: 'worker' }), worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks })
       : undefined
 
   const firstStart = database.kind === 'embedded' ? await bootstrapFirstStart(database.db, services, config.dataDir) : undefined

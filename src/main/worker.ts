@@ -1,26 +1,17 @@
 import pino from 'pino'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
-import { createHousekeeping } from '../jobs/housekeeping.js'
-import { createJobRegistry } from '../jobs/registry.js'
-import { Worker } from '../jobs/worker.js'
 import { openMigratedDatabase } from './runtime.js'
+import { createWorkers } from './workers.js'
 
 /** `npm run worker`: a worker process without the API, for PostgreSQL deployments. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
   const log = pino({ level: config.logLevel })
   const database = await openMigratedDatabase(config)
-  const worker = new Worker({
-    db: database.db,
-    registry: createJobRegistry(),
-    log,
-    concurrency: config.worker.concurrency,
-    pollMs: config.worker.pollMs,
-    onPoll: createHousekeeping(database.db),
-  })
+  const worker = createWorkers({ db: database.db, log, worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks })
   worker.start()
-  log.info({ workerId: worker.id }, 'worker started')
+  log.info({ workerIds: worker.ids }, 'worker started')
   const stop = async () => {
     await worker.stop()
     await database.close()

@@ -49,6 +49,32 @@ export function runProcess(script: string, args: string[], env: Record<string, s
 }
 
 export function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+  // A child killed by a signal has a signalCode and no exitCode; its exit event is already past.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+/** Starts `node <script>` and waits until its output matches `ready` (a worker has no "listening" line). */
+export function startProcessUntil(script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<Omit<Started, 'url'>> {
+  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env } })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`no output matching ${ready} within ${timeoutMs} ms:\n${output}`))
+    }, timeoutMs)
+    const collect = (chunk: Buffer) => {
+      output += chunk
+      if (ready.test(output)) {
+        clearTimeout(timer)
+        resolve({ child, output: () => output })
+      }
+    }
+    child.stdout.on('data', collect)
+    child.stderr.on('data', collect)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited with ${code} before it was ready:\n${output}`))
+    })
+  })
 }

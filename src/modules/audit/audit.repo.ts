@@ -12,22 +12,34 @@ export interface AuditedChange {
   resourceId: string
 }
 
+function auditRow(actor: Actor, change: AuditedChange) {
+  return {
+    id: uuidv7(),
+    account_id: change.accountId,
+    actor_account_id: actor.channel === 'api' ? actor.accountId : null,
+    api_key_id: actor.apiKeyId,
+    channel: actor.channel,
+    request_id: actor.requestId,
+    action: change.action,
+    resource_type: change.resourceType,
+    resource_id: change.resourceId,
+  }
+}
+
 /** Written inside the transaction of the change, so an event exists exactly when the change does. */
 export async function recordAuditEvent(tx: Executor, actor: Actor, change: AuditedChange): Promise<void> {
-  await tx
-    .insertInto('audit_events')
-    .values({
-      id: uuidv7(),
-      account_id: change.accountId,
-      actor_account_id: actor.channel === 'api' ? actor.accountId : null,
-      api_key_id: actor.apiKeyId,
-      channel: actor.channel,
-      request_id: actor.requestId,
-      action: change.action,
-      resource_type: change.resourceType,
-      resource_id: change.resourceId,
-    })
-    .execute()
+  await tx.insertInto('audit_events').values(auditRow(actor, change)).execute()
+}
+
+/**
+ * Many changes of one actor, in multi-row inserts: a check that raises or resolves thousands of
+ * errors writes its audit trail in a few statements instead of one per change.
+ */
+export async function recordAuditEvents(tx: Executor, actor: Actor, changes: readonly AuditedChange[]): Promise<void> {
+  const BATCH = 1000
+  for (let start = 0; start < changes.length; start += BATCH) {
+    await tx.insertInto('audit_events').values(changes.slice(start, start + BATCH).map((change) => auditRow(actor, change))).execute()
+  }
 }
 
 export interface AuditFilters {

@@ -33,49 +33,100 @@ export interface DomainEvent {
 }
 
 /**
- * The job that sends one delivery. Its handler needs run-time configuration (timeouts, the
- * retry schedule, whether private addresses are allowed), so the watchers module builds it from
- * this spec; producers only need the spec to enqueue.
+ * The job that sends one delivery attempt. Its handler needs run-time configuration (timeouts,
+ * the retry schedule, whether private addresses are allowed), so the watchers module builds it
+ * from this spec (webhook-delivery.job.ts); producers only need the spec to enqueue.
+ * `attempt` is the attempt this job makes: a job finding the delivery past it (its attempt was
+ * already recorded) does nothing, so a job run twice sends at most one extra copy. `manual` marks
+ * an attempt asked for through POST /watcher_deliveries/{id}/retry: one attempt, no schedule.
  */
 export const WEBHOOK_DELIVERY_JOB = defineJobSpec({
   name: 'webhook.deliver',
-  payload: Type.Object({ delivery_id: Type.String() }),
+  payload: Type.Object(
+    { delivery_id: Type.String(), attempt: Type.Integer({ minimum: 1 }), manual: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
   // One job runs one attempt and schedules the next itself; this only covers a worker dying
   // mid-attempt (the job is then released and run again).
   maxAttempts: 5,
 })
 
-/** The body every watcher receives, in the Standard Webhooks shape (`type`, `timestamp`, `data`). */
+/**
+ * The body every watcher receives, in the Standard Webhooks shape (`type`, `timestamp`, `data`),
+ * plus the event id (the same in every watcher's delivery) and the account the event concerns
+ * (an operator's watchers receive the events of every account).
+ */
 export interface EventPayload {
   id: string
   type: EventType
   timestamp: string
+  account_id: string
   data: DomainEvent['data']
 }
 
 /**
- * Records the event for every active watcher of the account that subscribed to it, and queues
- * their deliveries. Call it with the transaction of the change: the deliveries then exist
- * exactly when the change commits, so no event is lost and none is sent for a rolled-back change.
- * Answers how many deliveries were queued.
+ * A stored payload with its keys in the documented order: jsonb keeps keys in an order of its own,
+ * and the body sent (and shown by the API) should read `id, type, timestamp, account_id, data`.
+ */
+export function orderedPayload(stored: unknown): EventPayload {
+  const { id, type, timestamp, account_id, data } = stored as EventPayload
+  return { id, type, timestamp, account_id, data }
+}
+
+// Data keys that would name personal values; a caller using one is a bug, found by its tests.
+const PERSONAL_KEY = /ssn|social_security|birth|first_name|middle_name|last_name|email|phone|address/i
+// Values shaped like an SSN or a date (a birth date cannot be told apart from other dates).
+const PERSONAL_VALUE = /^\s*(\d{3}-?\d{2}-?\d{4}|\d{4}-\d{2}-\d{2})\s*$/
+export const REDACTED = '[redacted]'
+
+/**
+ * The event data as it may leave the service. Throws on a key naming a personal field (a
+ * programming error); replaces SSN- and date-shaped strings with "[redacted]", because such a
+ * value may come from a client (an identifier) and must neither leak nor fail the change.
+ */
+export function webhookSafeData(data: DomainEvent['data']): DomainEvent['data'] {
+  const scrub = (value: string) => (PERSONAL_VALUE.test(value) ? REDACTED : value)
+  const safe: DomainEvent['data'] = {}
+  for (const [key, value] of Object.entries(data)) {
+    if (PERSONAL_KEY.test(key)) throw new Error(`Event data must not carry personal fields (${key}); send ids and statuses only`)
+    safe[key] = typeof value === 'string' ? scrub(value) : Array.isArray(value) ? value.map(scrub) : value
+  }
+  return safe
+}
+
+/**
+ * Records the event for every active watcher that subscribed to its type, and queues their
+ * deliveries. The watchers are the account's own and those of every operator (service) account,
+ * which receive the events of all accounts; either kind narrowed to a coverage period or a group
+ * receives only the events of that one. Call it with the transaction of the change: the
+ * deliveries then exist exactly when the change commits, so no event is lost and none is sent
+ * for a rolled-back change. Each delivery belongs to its watcher's account. Answers how many
+ * deliveries were queued.
  */
 export async function emitEvent(tx: Executor, event: DomainEvent, now: Date = new Date()): Promise<number> {
+  const data = webhookSafeData(event.data)
   const watchers = await tx
     .selectFrom('watchers')
-    .select('id')
-    .where('account_id', '=', event.accountId)
+    .select(['id', 'account_id'])
+    .where((eb) =>
+      eb.or([
+        eb('account_id', '=', event.accountId),
+        eb('account_id', 'in', eb.selectFrom('accounts').select('accounts.id').where('accounts.kind', '=', 'service')),
+      ]),
+    )
     .where('status', '=', 'active')
     .where('deleted_at', 'is', null)
     .where(sql<boolean>`${event.type} = any(event_types)`)
     .where((eb) => eb.or([eb('coverage_period_id', 'is', null), eb('coverage_period_id', '=', event.coveragePeriodId)]))
     .where((eb) => eb.or([eb('group_id', 'is', null), eb('group_id', '=', event.groupId)]))
+    .orderBy('id')
     .execute()
   if (watchers.length === 0) return 0
 
-  const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), data: event.data }
+  const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), account_id: event.accountId, data }
   const deliveries = watchers.map((watcher) => ({
     id: uuidv7(),
-    account_id: event.accountId,
+    account_id: watcher.account_id,
     watcher_id: watcher.id,
     event_id: payload.id,
     event_type: event.type,
@@ -88,6 +139,6 @@ export async function emitEvent(tx: Executor, event: DomainEvent, now: Date = ne
     updated_at: now,
   }))
   await tx.insertInto('watcher_deliveries').values(deliveries).execute()
-  for (const delivery of deliveries) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: delivery.id }, { runAt: now })
+  for (const delivery of deliveries) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: delivery.id, attempt: 1 }, { runAt: now })
   return deliveries.length
 }

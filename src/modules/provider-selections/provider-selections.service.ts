@@ -5,6 +5,7 @@ import type { FieldProblem } from '../../lib/domain-error.js'
 import { isNpi } from '../../lib/identifiers.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
+import { resolvePcpErrorsForSelection } from '../errors/raise-errors.js'
 import { memberNotFound } from '../members/members.errors.js'
 import { findMember } from '../members/members.repo.js'
 import { unstorableTextProblems } from '../members/members.rules.js'
@@ -74,6 +75,8 @@ export function createProviderSelectionsService({ db }: { db: Db }) {
           existing_patient: input.existing_patient ?? null,
         })
         await recordAuditEvent(tx, actor, { accountId: member.account_id, action: 'provider_selection.created', resourceType: 'provider_selection', resourceId: inserted.id })
+        // The selection cures the "PCP required" error of this member and plan, if one is open.
+        await resolvePcpErrorsForSelection(tx, actor, { memberId: member.id, planId: input.plan_id })
         return inserted
       })
       return presentProviderSelection(row)

@@ -1,10 +1,12 @@
 import type { Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
-import { sql } from 'kysely'
-import type { CoveragePeriodState, Db, Executor } from '../../db/schema.js'
+import { sql, type Transaction } from 'kysely'
+import type { CoveragePeriodState, Database, Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
+import { autoResolveErrors, raiseErrors } from '../errors/raise-errors.js'
+import { emitEvent } from '../events/events.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
@@ -15,8 +17,8 @@ import { setupIncomplete, workOrderNotFound } from './work-orders.errors.js'
 import * as repo from './work-orders.repo.js'
 import type { WorkOrder, WorkOrderHistoryEntryT } from './work-orders.schema.js'
 
-/** The standard message of the error raised for an HMO enrollment without a primary care provider. */
-export const PCP_REQUIRED_MESSAGE = 'A primary care provider selection is required for this HMO enrollment'
+/** Why the PCP check resolves an error it raised before. */
+const PCP_CHECK_RESOLUTION = 'Resolved automatically: the primary care provider check no longer finds this enrollment without a selection.'
 export const WORK_ORDER_OPENED_MESSAGE = 'Setup completed; work order opened for the operations team.'
 
 export function presentWorkOrder(row: repo.WorkOrderRow): WorkOrder {
@@ -84,6 +86,12 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
         .values({ id: workOrderId, account_id: cp.account_id, coverage_period_id: cp.id, status: 'open', history: JSON.stringify(history), created_at: now, updated_at: now })
         .execute()
       await recordAuditEvent(tx, actor, { ...audit, action: 'work_order.created', resourceType: 'work_order', resourceId: workOrderId })
+      const scope = { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id }
+      await emitEvent(
+        tx,
+        { ...scope, type: 'work_order.status_changed', data: { work_order_id: workOrderId, coverage_period_id: cp.id, group_id: cp.group_id, previous_status: null, status: 'open' } },
+        now,
+      )
 
       // An operator may already have moved the state on; only `initial` becomes `configuration`.
       await tx
@@ -96,6 +104,13 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
         .where('id', '=', cp.id)
         .execute()
       await recordAuditEvent(tx, actor, { ...audit, action: 'coverage_period.setup_completed', resourceType: 'coverage_period', resourceId: cp.id })
+      if (cp.state === 'initial') {
+        await emitEvent(
+          tx,
+          { ...scope, type: 'coverage_period.state_changed', data: { coverage_period_id: cp.id, group_id: cp.group_id, previous_state: 'initial', state: 'configuration' } },
+          now,
+        )
+      }
 
       const installments = await tx
         .updateTable('group_installments')
@@ -108,41 +123,36 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
         await recordAuditEvent(tx, actor, { ...audit, action: 'group_installment.setup_completed', resourceType: 'group_installment', resourceId: installment.id })
       }
 
-      await raisePcpErrors(tx, actor, cp, now)
+      await checkPcpSelections(tx, actor, cp, now)
 
       const row = await repo.findWorkOrderOfCoveragePeriod(tx, cp.id)
       return { created: true, workOrder: presentWorkOrder(row!) }
     })
   }
 
-  /** An error resource per member elected into an HMO medical plan without a PCP, when the carrier requires one. */
-  async function raisePcpErrors(tx: Executor, actor: Actor, cp: { id: string; account_id: string; group_id: string; carrier_name: string }, now: Date) {
+  /**
+   * The PCP check: an error per member elected into an HMO medical plan without a provider
+   * selection, when the carrier requires one. Raised through the shared check function, so a
+   * later run updates or reopens these errors and resolves the ones no longer found.
+   */
+  async function checkPcpSelections(tx: Transaction<Database>, actor: Actor, cp: { id: string; account_id: string; group_id: string; carrier_name: string }, now: Date) {
     if (!carriers.find(cp.carrier_name)?.requires_pcp_for_hmo) return
     const missing = await repo.membersMissingPcp(tx, cp.id)
-    if (missing.length === 0) return
-    const rows = missing.map((m) => ({
-      id: uuidv7(),
-      account_id: cp.account_id,
-      coverage_period_id: cp.id,
-      group_id: cp.group_id,
-      member_id: m.member_id,
-      plan_id: m.plan_id,
-      assignee: 'partner' as const,
-      severity: 'failure' as const,
-      status: 'unresolved' as const,
-      source: 'api' as const,
-      message: PCP_REQUIRED_MESSAGE,
-      discrepancy_parameter: 'primary_care_provider',
-      discrepancy_carrier: null,
-      discrepancy_platform: null,
-      transaction_ids: '[]',
-      created_at: now,
-      updated_at: now,
-    }))
-    await tx.insertInto('errors').values(rows).execute()
-    for (const row of rows) {
-      await recordAuditEvent(tx, actor, { accountId: cp.account_id, action: 'error.created', resourceType: 'error', resourceId: row.id })
-    }
+    const context = { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id, source: 'api' as const }
+    const raised = await raiseErrors(
+      tx,
+      actor,
+      context,
+      missing.map((m) => ({ memberId: m.member_id, planId: m.plan_id, parameter: 'primary_care_provider' as const, kind: 'platform_missing' as const })),
+      now,
+    )
+    await autoResolveErrors(
+      tx,
+      actor,
+      { coveragePeriodId: cp.id, source: 'api', parameters: ['primary_care_provider'], keepDedupeKeys: raised.map((r) => r.dedupeKey) },
+      { message: PCP_CHECK_RESOLUTION, resolvedBy: actorName(actor) },
+      now,
+    )
   }
 
   async function completeSetup(actor: Actor, coveragePeriodId: string): Promise<SetupResult> {

@@ -1,0 +1,71 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db } from '../db/schema.js'
+import { createHousekeeping } from '../jobs/housekeeping.js'
+import { JobRegistry } from '../jobs/job-definition.js'
+import { createJobRegistry } from '../jobs/registry.js'
+import { Worker } from '../jobs/worker.js'
+import type { ResolveHost } from '../lib/outbound-url.js'
+import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
+import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
+
+export interface WorkersOptions {
+  db: Db
+  log: FastifyBaseLogger
+  /** WORKER_CONCURRENCY and WORKER_POLL_MS. */
+  worker: { concurrency: number; pollMs: number }
+  /** WORKER_STALE_AFTER_MS: a job running longer is presumed orphaned by a dead worker. */
+  staleAfterMs: number
+  webhooks: WebhookSettings
+  resolveHost?: ResolveHost
+  /** Housekeeping on the general worker's polls; on by default. */
+  housekeeping?: boolean
+}
+
+export interface Workers {
+  readonly ids: readonly string[]
+  start(): void
+  /** Stops claiming and waits for the running jobs of both. */
+  stop(): Promise<void>
+  /** Runs both until nothing is due (tests). */
+  drain(): Promise<void>
+}
+
+/**
+ * The process's two workers over the one outbox: the general one, and one for webhook
+ * deliveries with slots of their own (WEBHOOK_CONCURRENCY). A delivery mostly waits on a
+ * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers delay
+ * only other deliveries, and only once every slot hangs, never carrier files or other jobs.
+ * Each worker claims only the job names of its registry.
+ */
+export function createWorkers(options: WorkersOptions): Workers {
+  const { db, log, staleAfterMs } = options
+  const general = new Worker({
+    db,
+    registry: createJobRegistry(),
+    log,
+    concurrency: options.worker.concurrency,
+    pollMs: options.worker.pollMs,
+    staleAfterMs,
+    ...(options.housekeeping === false ? {} : { onPoll: createHousekeeping(db) }),
+  })
+  const deliveryJob = createWebhookDeliveryJob({ settings: options.webhooks, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) })
+  const deliveries = new Worker({
+    db,
+    registry: new JobRegistry([deliveryJob]),
+    log: log.child({ component: 'webhooks' }),
+    concurrency: options.webhooks.concurrency,
+    pollMs: options.worker.pollMs,
+    staleAfterMs,
+  })
+  const all = [general, deliveries]
+  return {
+    ids: all.map((worker) => worker.id),
+    start: () => all.forEach((worker) => worker.start()),
+    stop: async () => {
+      await Promise.all(all.map((worker) => worker.stop()))
+    },
+    drain: async () => {
+      await Promise.all(all.map((worker) => worker.drain()))
+    },
+  }
+}

@@ -1,0 +1,50 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import { selectPage } from '../../db/paging.js'
+import type { Executor, WatchersTable } from '../../db/schema.js'
+import type { PageRequest } from '../../http/pagination.js'
+import type { AccountScope } from '../../lib/actor.js'
+
+export type WatcherRow = Selectable<WatchersTable>
+
+/** Watchers in scope that are not deleted: a deleted watcher is kept only to explain its deliveries. */
+function liveWatchers(db: Executor, scope: AccountScope) {
+  let query = db.selectFrom('watchers').where('deleted_at', 'is', null)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query
+}
+
+export async function findWatcher(db: Executor, scope: AccountScope, id: string): Promise<WatcherRow | undefined> {
+  return liveWatchers(db, scope).selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The same, row-locked, so concurrent changes to one watcher (a rotation and a PATCH) apply one after the other. */
+export async function findWatcherForUpdate(tx: Executor, scope: AccountScope, id: string): Promise<WatcherRow | undefined> {
+  return liveWatchers(tx, scope).selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function listWatchers(db: Executor, scope: AccountScope, filters: { status?: 'active' | 'disabled' | undefined }, pageReq: PageRequest) {
+  let query = liveWatchers(db, scope)
+  if (filters.status) query = query.where('status', '=', filters.status)
+  return selectPage(query, pageReq, (q) => q.selectAll())
+}
+
+export async function insertWatcher(tx: Executor, row: Insertable<WatchersTable>): Promise<WatcherRow> {
+  return tx.insertInto('watchers').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function updateWatcher(tx: Executor, id: string, values: Updateable<WatchersTable>): Promise<WatcherRow> {
+  return tx.updateTable('watchers').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** The coverage period a filter names, if the caller sees it, with its group. */
+export async function coveragePeriodInScope(db: Executor, scope: AccountScope, id: string) {
+  let query = db.selectFrom('coverage_periods').select(['id', 'group_id', 'account_id']).where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.executeTakeFirst()
+}
+
+export async function groupInScope(db: Executor, scope: AccountScope, id: string) {
+  let query = db.selectFrom('groups').select(['id', 'account_id']).where('id', '=', id)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.executeTakeFirst()
+}

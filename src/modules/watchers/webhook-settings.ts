@@ -1,0 +1,26 @@
+/** How webhooks are delivered; from the WEBHOOK_* variables (src/config.ts). */
+export interface WebhookSettings {
+  /** A receiver that has not answered (status line and headers) by then is cut off. */
+  readonly timeoutMs: number
+  /** Delay before each attempt, in seconds (the first is 0): its length is the number of attempts. */
+  readonly retryScheduleSeconds: readonly number[]
+  /** Let watchers call loopback, private and link-local addresses (development, private networks). */
+  readonly allowPrivateUrls: boolean
+  /** How long the previous secret keeps signing beside the new one after a rotation. */
+  readonly secretOverlapSeconds: number
+  /** Deliveries a worker sends at once, in slots of their own (see createWorkers). */
+  readonly concurrency: number
+}
+
+/** Immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about a day and a half. */
+export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18000, 36000, 36000] as const
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = Object.freeze({
+  timeoutMs: 10_000,
+  retryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_SECONDS,
+  allowPrivateUrls: false,
+  secretOverlapSeconds: 86_400,
+  concurrency: 16,
+})
+
+export const DEFAULT_WORKER_STALE_AFTER_MS = 300_000
