@@ -93,7 +93,7 @@ export async function startBareServer(file, extraEnv, nodeOptions = []) {
  * Starts the built service. Its stdout (the request log at `info`) goes to a file rather than a
  * pipe into this process, which also runs the load generator and must not pay for reading it.
  */
-export async function startService(logLevel, { nodeOptions = [], poolSize = POOL_SIZE, dist = SERVICE_DIST, label = logLevel } = {}) {
+export async function startService(logLevel, { nodeOptions = [], poolSize = POOL_SIZE, dist = SERVICE_DIST, label = logLevel, extraEnv = {} } = {}) {
   mkdirSync(TMP_DIR, { recursive: true })
   const logFile = join(TMP_DIR, `service-${label}.log`)
   const fd = openSync(logFile, 'w')
@@ -113,6 +113,7 @@ export async function startService(logLevel, { nodeOptions = [], poolSize = POOL
     RATE_LIMIT_WINDOW_SECONDS: '300',
     LOG_LEVEL: logLevel,
     WORKER: 'in-process', // as `npm start` runs it
+    ...extraEnv,
   })
   const child = track(
     spawn(process.execPath, [...nodeOptions, join(dist, 'main/serve.js')], {
