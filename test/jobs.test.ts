@@ -35,6 +35,26 @@ function workerFor(definitions: JobDefinition[], db: Db = t.db, options: { concu
   })
 }
 
+describe('a started worker under a burst', () => {
+  it('when more jobs are due than it has slots, then it claims again as each slot frees instead of waiting a poll interval per batch', async () => {
+    const done: number[] = []
+    const job = defineJob({ name: uniqueName('burst'), payload: Payload, handle: async ({ n }) => void done.push(n) })
+    await t.db.transaction().execute(async (tx) => {
+      for (let n = 0; n < 30; n++) await enqueueJob(tx, job, { n })
+    })
+    // A poll interval far longer than the test: only the wake-up on a freed slot can drain the burst in time.
+    const worker = new Worker({ db: t.db, registry: new JobRegistry([job]), log: silent, concurrency: 2, pollMs: 60_000 })
+    worker.start()
+    try {
+      const deadline = Date.now() + 10_000
+      while (done.length < 30 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    } finally {
+      await worker.stop()
+    }
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, n) => n))
+  })
+})
+
 describe('the outbox', () => {
   it('when the transaction that enqueued a job rolls back, then no job exists', async () => {
     const job = defineJob({ name: uniqueName('rollback'), payload: Payload, handle: async () => {} })

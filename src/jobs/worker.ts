@@ -26,18 +26,23 @@ export class Worker {
   private readonly running = new Set<Promise<void>>()
   private timer: NodeJS.Timeout | undefined
   private stopping = false
+  private started = false
   private polling: Promise<void> | undefined
+  /** The last poll filled every free slot: more jobs may be due than it could take. */
+  private backlog = false
 
   constructor(private readonly options: WorkerOptions) {}
 
   start(): void {
     this.stopping = false
+    this.started = true
     this.schedule(0)
   }
 
   /** Stops claiming, then waits for the jobs already running to finish. */
   async stop(): Promise<void> {
     this.stopping = true
+    this.started = false
     if (this.timer) clearTimeout(this.timer)
     await this.polling
     await Promise.allSettled([...this.running])
@@ -50,8 +55,12 @@ export class Worker {
     const free = concurrency - this.running.size
     if (free <= 0) return 0
     const jobs = await claimDueJobs(db, this.id, free, this.options.registry.names())
+    this.backlog = jobs.length === free
     for (const job of jobs) {
-      const run = this.execute(job).finally(() => this.running.delete(run))
+      const run = this.execute(job).finally(() => {
+        this.running.delete(run)
+        this.onSlotFreed()
+      })
       this.running.add(run)
     }
     return jobs.length
@@ -64,6 +73,16 @@ export class Worker {
       if (claimed === 0 && this.running.size === 0) return
       await Promise.race([...this.running])
     }
+  }
+
+  /**
+   * A slot came free while jobs were left waiting (the last poll filled every slot): claim now
+   * rather than after the poll interval, or a burst would drain at one batch per interval.
+   */
+  private onSlotFreed(): void {
+    if (!this.backlog || !this.started || this.stopping || this.polling) return
+    if (this.timer) clearTimeout(this.timer)
+    this.schedule(0)
   }
 
   private schedule(delayMs: number): void {
@@ -84,8 +103,10 @@ export class Worker {
     } catch (error) {
       this.options.log.error({ err: error }, 'worker poll failed')
     }
-    // A full batch suggests more is waiting: poll again at once instead of sleeping.
-    this.schedule(claimed > 0 && claimed >= this.options.concurrency ? 0 : this.options.pollMs)
+    // A full batch with slots still free suggests more is waiting: poll again at once. With every
+    // slot busy, sleep; a finishing job wakes the worker early (onSlotFreed).
+    const free = this.options.concurrency - this.running.size
+    this.schedule(claimed > 0 && this.backlog && free > 0 ? 0 : this.options.pollMs)
   }
 
   private async execute(job: JobRow): Promise<void> {
