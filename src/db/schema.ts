@@ -280,6 +280,8 @@ export interface ErrorsTable {
   census_request_id: string | null
   /** Kept by a trigger on error_comments (migration 0003); never written by the application. */
   comment_count: Generated<number>
+  /** The resource's own fields as JSON text, set by the errors_render trigger on every write. */
+  rendered: Generated<string>
 }
 
 export type DiscrepancyKind = 'carrier_value_differs' | 'carrier_missing' | 'platform_missing' | 'value_invalid'
