@@ -109,13 +109,15 @@ CREATE TRIGGER error_counts_on_update AFTER UPDATE ON errors
 CREATE TRIGGER error_counts_on_delete AFTER DELETE ON errors
   REFERENCING OLD TABLE AS old_errors FOR EACH STATEMENT EXECUTE FUNCTION error_counts_record();
 
--- The error resource's own fields as JSON text, rendered on every write: the queue reads them far
--- more often than errors change, and building ~20 keys per error on each read was most of a
--- page's database time. The reads add the creator and the comments (errors.repo.ts). A change of
--- the error resource's shape replaces this function in a later migration and re-renders the rows.
+-- The error resource as JSON text, rendered on every write: the queue reads errors far more often
+-- than they change, and building ~20 keys per error on each read was most of a page's database
+-- time. It is rendered as for an error without creator or comments (most errors the service
+-- raises), which reads answer as is; for the others they replace that prefix with the creator and
+-- comments (errors.repo.ts). A change of the error resource's shape replaces this function in a
+-- later migration and re-renders the rows.
 CREATE FUNCTION errors_render() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW.rendered := json_build_object(
+  NEW.rendered := '{"created_by":null,"comments":[],' || substr(json_build_object(
     'id', NEW.id, 'coverage_period_id', NEW.coverage_period_id, 'group_id', NEW.group_id,
     'member_id', NEW.member_id, 'plan_id', NEW.plan_id, 'assignee', NEW.assignee,
     'created_at', to_char(NEW.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -131,7 +133,7 @@ BEGIN
     'resolution_message', NEW.resolution_message, 'severity', NEW.severity, 'status', NEW.status,
     'source', NEW.source, 'transaction_ids', NEW.transaction_ids,
     -- Issue 5 links census requests (census_request_id); until then there is none to show.
-    'census_requests', NULL)::text;
+    'census_requests', NULL)::text, 2);
   RETURN NEW;
 END $$;
 ALTER TABLE errors ADD COLUMN rendered text;

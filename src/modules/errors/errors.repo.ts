@@ -39,14 +39,17 @@ const commentsOfError = sql`case when e.comment_count = 0 then '[]'::json else c
   select json_agg(${commentJson} order by c.created_at, c.id) from error_comments c where c.error_id = e.id), '[]'::json) end`
 
 /**
- * The error resource of service-interface.md 2.2 (alias e), every key present, as JSON text. The
- * error's own columns are rendered once per write into `errors.rendered` by a trigger (migration
- * 0003, function errors_render): building ~20 keys per error on every read was most of the
- * queue page's database time. Its creator and comments live in other rows and are added here.
- * The route schema (ErrorSchema) documents the same shape; a test checks every answer against it.
+ * The error resource of service-interface.md 2.2 (alias e), every key present, as JSON text. A
+ * trigger renders each error on write into `errors.rendered` (migration 0003, errors_render) as
+ * for an error without creator or comments: building ~20 keys per error on every read was most of
+ * the queue page's database time. Most errors are answered from it as is; for one with a creator
+ * or comments (rows of other tables) that prefix is replaced here. The route schema (ErrorSchema)
+ * documents the same shape; a test checks every answer against it.
  */
-const errorJson = sql<string>`('{"created_by":' || coalesce((${creatorJson})::text, 'null') || ',"comments":' || (${commentsOfError})::text
-  || ',' || substr(e.rendered, 2))`
+const RENDERED_PREFIX = '{"created_by":null,"comments":[],'
+const errorJson = sql<string>`(case when e.comment_count = 0 and e.created_by_user_id is null then e.rendered
+  else '{"created_by":' || coalesce((${creatorJson})::text, 'null') || ',"comments":' || (${commentsOfError})::text
+    || ',' || substr(e.rendered, ${sql.lit(RENDERED_PREFIX.length + 1)}) end)`
 
 // GET /errors/{id}: the error, its creator and every comment with its author, as JSON, in one
 // prepared round trip; it is on the benchmarked read path.
