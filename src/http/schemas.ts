@@ -19,7 +19,8 @@ export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false 
 
 export const PaginationQuery = Type.Object(
   {
-    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    // Bounded so the offset (page x per_page) always fits PostgreSQL's bigint.
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1 (at most 1,000,000)' }),
     per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page, at most 100' }),
   },
   { additionalProperties: false },

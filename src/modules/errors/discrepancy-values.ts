@@ -16,6 +16,21 @@ export function textProblems(text: string, pointer: string): FieldProblem[] {
   return []
 }
 
+/** Deeper values are refused: a 40 KB body of nested arrays would otherwise overflow the stack of every recursive walk. */
+const MAX_DISCREPANCY_DEPTH = 16
+
+/** Walks without recursion, so the check itself cannot overflow whatever the depth. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!
+    if (typeof item !== 'object' || item === null) continue
+    if (depth >= limit) return true
+    for (const child of Object.values(item)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
 function hasUnstorableText(value: unknown): boolean {
   if (typeof value === 'string') return UNSTORABLE.test(value)
   if (Array.isArray(value)) return value.some(hasUnstorableText)
@@ -28,6 +43,9 @@ function hasUnstorableText(value: unknown): boolean {
 /** Problems of a carrier or platform value: storable in jsonb and of a sensible size. The value itself is never repeated. */
 export function discrepancyValueProblems(value: unknown, pointer: string): FieldProblem[] {
   if (value === null || value === undefined) return []
+  if (nestedDeeperThan(value, MAX_DISCREPANCY_DEPTH)) {
+    return [{ pointer, detail: `must not nest objects or arrays more than ${MAX_DISCREPANCY_DEPTH} levels deep`, code: 'too_deep' }]
+  }
   if (hasUnstorableText(value)) return [{ pointer, detail: 'contains a NUL character or an unpaired surrogate', code: 'invalid_character' }]
   if (JSON.stringify(value).length > MAX_DISCREPANCY_VALUE_CHARS) {
     return [{ pointer, detail: `must be at most ${MAX_DISCREPANCY_VALUE_CHARS} characters as JSON`, code: 'too_long' }]

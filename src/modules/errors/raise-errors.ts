@@ -103,8 +103,11 @@ export async function raiseErrors(
   const existing = await lockByDedupeKeys(tx, context.coveragePeriodId, keys)
   const existingKeys = new Set(existing.map((row) => row.dedupe_key))
 
+  // Inserted in key order, like the locks above: two checks adding overlapping keys in different
+  // orders would otherwise wait on each other's unique-index entries and deadlock.
   const fresh: Insertable<ErrorsTable>[] = keys
     .filter((key) => !existingKeys.has(key))
+    .sort()
     .map((key) => {
       const found = byKey.get(key)!
       return {
@@ -187,7 +190,9 @@ export async function raiseErrors(
   await recordAuditEvents(tx, actor, audit)
   for (const row of created) await emitErrorEvent(tx, 'error.created', createdFacts(row), { reopened: false }, now)
   for (const row of reopened) await emitErrorEvent(tx, 'error.created', row, { reopened: true }, now)
-  return results
+  // Answered in the order the discrepancies were given, whatever order they were written in.
+  const position = new Map(keys.map((key, index) => [key, index]))
+  return results.sort((a, b) => position.get(a.dedupeKey)! - position.get(b.dedupeKey)!)
 }
 
 function createdFacts(row: Insertable<ErrorsTable>) {
