@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import { isoTimestamp } from '../../db/iso-timestamp.js'
 import { prepare } from '../../db/prepared.js'
 import type { Database, ErrorCommentsTable, ErrorsTable, Executor } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
@@ -14,12 +15,10 @@ export type ErrorRow = Selectable<ErrorsTable>
  */
 export type JsonText<T> = string & { readonly __jsonOf?: T }
 
-// Timestamps as the API writes them (UTC, milliseconds); json_build_object would give +00:00 and microseconds.
-const iso = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /** The user object of 2.3; json_strip_nulls drops deactivated_at for an active user. */
 const creatorJson = sql`case when e.created_by_user_id is null then null else (select json_strip_nulls(json_build_object(
-    'id', cu.id, 'email', cu.email, 'created_at', ${iso('cu.created_at')}, 'deactivated_at', ${iso('cu.deactivated_at')}, 'role_names', cu.role_names))
+    'id', cu.id, 'email', cu.email, 'created_at', ${isoTimestamp('cu.created_at')}, 'deactivated_at', ${isoTimestamp('cu.deactivated_at')}, 'role_names', cu.role_names))
   from users cu where cu.id = e.created_by_user_id) end`
 
 /**
@@ -28,9 +27,9 @@ const creatorJson = sql`case when e.created_by_user_id is null then null else (s
  * or three commented errors of a page.
  */
 const commentJson = sql<ErrorComment>`json_build_object(
-  'id', c.id, 'error_id', c.error_id, 'message', c.message, 'created_at', ${iso('c.created_at')},
+  'id', c.id, 'error_id', c.error_id, 'message', c.message, 'created_at', ${isoTimestamp('c.created_at')},
   'created_by', case when c.created_by_user_id is null then null else (select json_strip_nulls(json_build_object(
-    'id', u.id, 'email', u.email, 'deactivated_at', ${iso('u.deactivated_at')}, 'role_names', u.role_names))
+    'id', u.id, 'email', u.email, 'deactivated_at', ${isoTimestamp('u.deactivated_at')}, 'role_names', u.role_names))
     from users u where u.id = c.created_by_user_id) end,
   'sent_by', c.sent_by)`
 

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { sendJsonText } from '../../http/json-text.js'
 import { offsetOf, pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { DISCREPANCY_MESSAGES } from './discrepancy-messages.js'
@@ -31,13 +32,9 @@ const FILTERS =
   '`parameter` (one of the 23 discrepancy parameters) and `member_id`; an unknown value answers 422 naming the parameter. ' +
   'Oldest first, paginated; each error carries all its comments.'
 
-/**
- * Sends JSON PostgreSQL built (see errors.repo.ts) inside its singular or plural key, as is: a
- * string body with a JSON content type skips the response serializer, whose schema here only
- * documents the shape (a test checks the answers against it). Answers concern members: no-store.
- */
+/** An error or a page of errors, as JSON text PostgreSQL built (errors.repo.ts), in its key. */
 function sendJson(reply: FastifyReply, status: number, key: 'error' | 'errors', json: JsonText<unknown>): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').header('Cache-Control', 'no-store').send(`{"${key}":${json}}`)
+  return sendJsonText(reply, status, `{"${key}":${json}}`)
 }
 
 export function errorsRoutes(app: App, errors: ErrorsService): void {

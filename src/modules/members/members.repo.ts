@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { Executor, MembersTable } from '../../db/schema.js'
 import { selectPage } from '../../db/paging.js'
+import { isoTimestamp } from '../../db/iso-timestamp.js'
 import { prepare } from '../../db/prepared.js'
 import type { PageRequest } from '../../http/pagination.js'
 import type { Actor } from '../../lib/actor.js'
@@ -170,10 +171,9 @@ export type PresentableMember = Omit<NewMember, 'account_id' | 'ssn_ciphertext' 
 /** A member row read for an answer: PresentableMember plus its kind (subscriber rows come first). */
 export type MemberReadRow = PresentableMember
 
-// Timestamps are formatted by PostgreSQL as the API's ISO text (UTC, milliseconds): parsing them
-// into Dates only to print them again was a visible share of the subscriber read's CPU.
-const isoText = (column: 'created_at' | 'updated_at') =>
-  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`.as(column)
+// Timestamps are formatted by PostgreSQL as the API's ISO text: parsing them into Dates only to
+// print them again was a visible share of the subscriber read's CPU.
+const isoText = (column: 'created_at' | 'updated_at') => isoTimestamp(column).as(column)
 
 const PRESENTED_COLUMNS = [
   'id', 'group_id', 'subscriber_id', 'kind', 'external_identifier', 'first_name', 'middle_name', 'last_name',

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { sendJsonText } from '../../http/json-text.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { membersValidationFailed } from './members.errors.js'
@@ -100,12 +101,8 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts;
-      // a string with a JSON content type is sent as is. The type provider types send() as the
-      // schema's object, hence the cast: this string is that object, serialised by PostgreSQL.
-      const document = await members.getSubscriberDocument(requireActor(request), request.params.id)
-      noStore(reply)
-      return reply.type('application/json; charset=utf-8').send(document as never)
+      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts.
+      return sendJsonText(reply, 200, await members.getSubscriberDocument(requireActor(request), request.params.id))
     },
   )
 

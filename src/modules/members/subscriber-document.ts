@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
+import { isoTimestamp } from '../../db/iso-timestamp.js'
 import { prepare } from '../../db/prepared.js'
 import type { AccountScope } from '../../lib/actor.js'
 
@@ -15,16 +16,14 @@ import type { AccountScope } from '../../lib/actor.js'
  * four digits only, timestamps are UTC ISO with milliseconds. test/subscriber-document.test.ts
  * compares the two for random subscribers, so a field added to one and not the other fails it.
  */
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
-
 const dependentJson = sql`json_build_object(
   'id', d.id, 'subscriber_id', d.subscriber_id, 'group_id', d.group_id, 'external_identifier', d.external_identifier,
   'first_name', d.first_name, 'last_name', d.last_name, 'birth_date', d.birth_date, 'gender', d.gender,
   'subscriber_relationship', d.subscriber_relationship, 'status', d.status,
   'social_security_number', '***-**-' || d.ssn_last_four,
   'handicapped', d.handicapped, 'tobacco_use', d.tobacco_use,
-  'created_at', to_char(d.created_at at time zone 'UTC', ${sql.raw(ISO_MS)}),
-  'updated_at', to_char(d.updated_at at time zone 'UTC', ${sql.raw(ISO_MS)}))`
+  'created_at', ${isoTimestamp('d.created_at')},
+  'updated_at', ${isoTimestamp('d.updated_at')})`
 
 const subscriberJson = sql<string>`json_build_object('subscriber', json_strip_nulls(json_build_object(
   'id', s.id, 'group_id', s.group_id, 'external_identifier', s.external_identifier, 'location_id', s.location_id,
@@ -39,8 +38,8 @@ const subscriberJson = sql<string>`json_build_object('subscriber', json_strip_nu
   'dependents', coalesce(
     (select json_agg(${dependentJson} order by d.created_at, d.id) from members d where d.subscriber_id = s.id and d.kind = 'dependent'),
     '[]'::json),
-  'created_at', to_char(s.created_at at time zone 'UTC', ${sql.raw(ISO_MS)}),
-  'updated_at', to_char(s.updated_at at time zone 'UTC', ${sql.raw(ISO_MS)}))))::text`
+  'created_at', ${isoTimestamp('s.created_at')},
+  'updated_at', ${isoTimestamp('s.updated_at')})))::text`
 
 const documentInAccount = prepare<{ body: string }, [id: string, accountId: string]>(2, (db, [id, accountId]) =>
   db
