@@ -32,6 +32,7 @@ import { createPlansService } from './modules/plans/plans.service.js'
 import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
+import { createWorkOrderTransitionsService } from './modules/work-orders/work-order-transitions.service.js'
 import { createWorkOrdersService } from './modules/work-orders/work-orders.service.js'
 import { errorsRoutes } from './modules/errors/errors.routes.js'
 import { createErrorsService } from './modules/errors/errors.service.js'
@@ -87,6 +88,7 @@ export function createServices(db: Db, credentials?: CredentialCache, carriers: 
     plans: createPlansService({ db }),
     employmentClassifications: createEmploymentClassificationsService({ db }),
     workOrders: createWorkOrdersService({ db, carriers }),
+    workOrderTransitions: createWorkOrderTransitionsService({ db, carriers }),
     lifeEvents: createLifeEventsService({ db }),
     providerSelections: createProviderSelectionsService({ db }),
     errors: createErrorsService({ db }),
@@ -179,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   coveragePeriodsRoutes(app, services.coveragePeriods)
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
-  workOrdersRoutes(app, services.workOrders)
+  workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
   // Built here rather than in createServices: it needs the SSN keys, which the CLI does not hold.
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
   lifeEventsRoutes(app, services.lifeEvents)

@@ -186,6 +186,7 @@ export interface MembersTable {
   phone_numbers: Json<unknown>
   employment_details: Json<unknown> | null
   status: Generated<'pending' | 'submitted' | 'synced' | 'errors'>
+  carrier_member_id: Generated<string | null>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -344,6 +345,110 @@ export interface WatcherDeliveryAttemptsTable {
   outcome: 'succeeded' | 'failed'
 }
 
+export type TransactionStatus = 'pending' | 'submitted' | 'synced' | 'errors'
+export type TransactionKind = 'subscriber_created' | 'subscriber_updated' | 'dependent_created' | 'dependent_updated' | 'qualifying_life_event'
+
+export interface MemberTransactionsTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  group_id: string
+  subscriber_id: string
+  member_id: string
+  kind: TransactionKind
+  qualifying_life_event_id: string | null
+  status: Generated<TransactionStatus>
+  file_delivery_id: string | null
+  created_at: Timestamp
+  submitted_at: NullableTimestamp
+  completed_at: NullableTimestamp
+  updated_at: Timestamp
+}
+
+export interface CarrierControlNumbersTable {
+  carrier_name: string
+  last_value: number
+}
+
+export interface FileDeliveriesTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  group_id: string
+  carrier_name: string
+  kind: 'full' | 'change'
+  channel: 'edi' | 'api'
+  file_name: string
+  status: Generated<'pending' | 'sent' | 'failed'>
+  transaction_count: Generated<number>
+  member_count: Generated<number>
+  /** bigint: pg returns it as a string. */
+  byte_size: ColumnType<string | null, number | null | undefined, number | null>
+  sha256: string | null
+  interchange_control_number: number | null
+  destination: string | null
+  attempts: Generated<number>
+  last_error: string | null
+  created_at: Timestamp
+  sent_at: NullableTimestamp
+  updated_at: Timestamp
+}
+
+export interface FileDeliveryChunksTable {
+  file_delivery_id: string
+  seq: number
+  data: Buffer
+}
+
+export interface CoverageTransmissionsTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  member_id: string
+  plan_id: string
+  file_delivery_id: string
+  transaction_id: string | null
+  maintenance: 'addition' | 'change' | 'termination' | 'reinstatement' | 'audit'
+  start_date: DateString | null
+  end_date: DateString | null
+  created_at: Timestamp
+}
+
+export interface CensusRequestsTable {
+  id: string
+  account_id: string
+  coverage_period_id: string
+  group_id: string
+  format: 'json' | 'x12_834'
+  submitted_by: string
+  as_of: DateString
+  status: 'completed' | 'failed'
+  content_sha256: string
+  errors: Json<string[]>
+  subscriber_count: Generated<number>
+  member_count: Generated<number>
+  matched_count: Generated<number>
+  discrepancy_count: Generated<number>
+  errors_created: Generated<number>
+  errors_reopened: Generated<number>
+  errors_resolved: Generated<number>
+  created_at: Timestamp
+  completed_at: NullableTimestamp
+}
+
+export interface CensusSubscribersTable {
+  census_request_id: string
+  position: number
+  matched_subscriber_id: string | null
+  data: Json<unknown>
+}
+
+export interface SandboxCarrierDifferencesTable {
+  coverage_period_id: string
+  member_id: string
+  parameter: string
+}
+
 export interface IdempotencyKeysTable {
   account_id: string
   key: string
@@ -424,6 +529,14 @@ export interface Database {
   watchers: WatchersTable
   watcher_deliveries: WatcherDeliveriesTable
   watcher_delivery_attempts: WatcherDeliveryAttemptsTable
+  member_transactions: MemberTransactionsTable
+  carrier_control_numbers: CarrierControlNumbersTable
+  file_deliveries: FileDeliveriesTable
+  file_delivery_chunks: FileDeliveryChunksTable
+  coverage_transmissions: CoverageTransmissionsTable
+  census_requests: CensusRequestsTable
+  census_subscribers: CensusSubscribersTable
+  sandbox_carrier_differences: SandboxCarrierDifferencesTable
 }
 
 export type Db = Kysely<Database>

@@ -227,6 +227,16 @@ export const errorTable = {
     title: 'Setup incomplete',
     description: 'The setup cannot be completed yet; errors[] lists every gap with a code (no_plans, no_enrolled_subscribers, invalid_commission_splits, no_coverage_period).',
   },
+  work_order_transition_not_allowed: {
+    status: 422,
+    title: 'Transition not allowed',
+    description: 'The work order cannot move to that status from its current one; detail and errors[] name the statuses it can move to (open → in_progress → submitted ⇄ needs_information → completed, or cancelled).',
+  },
+  carrier_group_number_required: {
+    status: 422,
+    title: 'Carrier group number required',
+    description: "Completing a work order needs the carrier's group number (carrier_group_number) unless the coverage period already has one.",
+  },
   error_not_found: {
     status: 404,
     title: 'Error not found',

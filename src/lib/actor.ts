@@ -32,3 +32,11 @@ export type AccountScope = string | undefined
 export function accountScopeOf(actor: Actor): AccountScope {
   return isOperator(actor) ? undefined : actor.accountId
 }
+
+/** The service itself acting (a job, a sandbox carrier, disabling a watcher): no key, no request. */
+export function systemActor(accountId: string): Actor {
+  return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
+}
+
+/** Who a history entry or resolution names when no user does: the API key's name, or the channel (cli, system). */
+export const actorName = (actor: Actor): string => actor.apiKeyName ?? actor.channel

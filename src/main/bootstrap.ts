@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Services } from '../app.js'
 import type { Db } from '../db/schema.js'
-import type { Actor } from '../lib/actor.js'
+import { systemActor } from '../lib/actor.js'
 import { countAccounts } from '../modules/accounts/accounts.repo.js'
 
 // The account being created does not exist before its own creation event.
@@ -13,10 +13,6 @@ export interface BootstrapCredentials {
   partner: { account_id: string; api_key_id: string; api_key: string }
 }
 
-/** The start-up itself acts; for `system` the audit trail records no actor account or key. */
-function systemActor(accountId: string): Actor {
-  return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
-}
 
 /**
  * First start of an empty embedded database: an operator account and a demo partner, one key

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Transaction } from 'kysely'
 import type { Database, ErrorsTable } from '../../db/schema.js'
-import type { Actor } from '../../lib/actor.js'
+import { actorName, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvents, type AuditedChange } from '../audit/audit.repo.js'
 import { discrepancyMessage, type DiscrepancyKind, type DiscrepancyParameter, type Party, type Severity } from './discrepancy-messages.js'
@@ -50,8 +50,7 @@ export function dedupeKeyOf(source: CheckSource, found: Pick<FoundDiscrepancy, '
   return `${source}:${found.parameter}:${found.memberId ?? '-'}:${found.planId ?? '-'}`
 }
 
-/** Who a resolution names when no user does: the API key's name, or the channel (cli, system). */
-export const actorName = (actor: Actor): string => actor.apiKeyName ?? actor.channel
+export { actorName }
 
 const INSERT_BATCH = 500
 

@@ -19,7 +19,7 @@ type JsonColumns = 'residential_address' | 'mailing_address' | 'emails' | 'phone
  * A member as written: the table's columns, with jsonb values as JS values (serialised once, with
  * the whole batch) and timestamps as ISO text; `status` takes its default.
  */
-export type NewMember = Omit<MemberRow, JsonColumns | 'status' | 'created_at' | 'updated_at'> & {
+export type NewMember = Omit<MemberRow, JsonColumns | 'status' | 'carrier_member_id' | 'created_at' | 'updated_at'> & {
   [Column in JsonColumns]: unknown
 } & { created_at: string; updated_at: string }
 

@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import type { Db } from '../../db/schema.js'
 import { defineJob, type JobContext, type JobDefinition } from '../../jobs/job-definition.js'
 import { enqueueJob } from '../../jobs/outbox.js'
-import type { Actor } from '../../lib/actor.js'
+import { systemActor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { systemResolveHost, type ResolveHost } from '../../lib/outbound-url.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
@@ -17,10 +17,6 @@ export const WEBHOOK_USER_AGENT = 'Enrollsync-Webhooks/1.0'
 
 type Payload = Static<typeof WEBHOOK_DELIVERY_JOB.payload>
 
-/** The service itself acting (disabling a watcher after a 410): no key, no request. */
-function systemActor(accountId: string): Actor {
-  return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
-}
 
 function secretsInUse(target: repo.DeliveryTarget, now: Date): string[] {
   const previous = target.previous_secret && target.previous_secret_expires_at && target.previous_secret_expires_at > now ? [target.previous_secret] : []

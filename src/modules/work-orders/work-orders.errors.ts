@@ -1,6 +1,6 @@
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 
-export type WorkOrderErrorCode = 'work_order_not_found' | 'setup_incomplete'
+export type WorkOrderErrorCode = 'work_order_not_found' | 'setup_incomplete' | WorkOrderTransitionErrorCode
 
 export const workOrderNotFound = () =>
   new DomainError<WorkOrderErrorCode>('work_order_not_found', 'The coverage period has no work order yet: complete its setup first.')
@@ -12,3 +12,24 @@ export const setupIncomplete = (gaps: readonly FieldProblem[]) =>
     `The setup cannot be completed: ${gaps.length} thing${gaps.length === 1 ? ' is' : 's are'} missing or invalid.`,
     gaps,
   )
+
+export type WorkOrderTransitionErrorCode = 'work_order_transition_not_allowed' | 'carrier_group_number_required'
+
+/** An illegal move names the moves that are allowed from the current status. */
+export const transitionNotAllowed = (from: string, to: string, allowed: readonly string[]) =>
+  new DomainError<WorkOrderTransitionErrorCode>(
+    'work_order_transition_not_allowed',
+    allowed.length === 0
+      ? `The work order is ${from}, a final status: it cannot move to ${to}.`
+      : `The work order is ${from}: it can move to ${allowed.join(', ')}, not to ${to}.`,
+    [{ pointer: '/status', code: 'transition_not_allowed', detail: allowed.length === 0 ? `no move is allowed from ${from}` : `must be one of ${allowed.join(', ')}` }],
+  )
+
+export const carrierGroupNumberRequired = () =>
+  new DomainError<WorkOrderTransitionErrorCode>(
+    'carrier_group_number_required',
+    "Completing the work order needs the carrier's group number: send carrier_group_number.",
+    [{ pointer: '/carrier_group_number', code: 'required', detail: 'is required to complete the work order (the coverage period has none yet)' }],
+  )
+
+export const workOrderNotFoundById = () => new DomainError<WorkOrderErrorCode>('work_order_not_found', 'No work order with this id.')

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
-import type { CoveragePeriodsTable, Executor, WorkOrdersTable } from '../../db/schema.js'
+import type { CoveragePeriodsTable, Executor, WorkOrdersTable, WorkOrderStatus } from '../../db/schema.js'
 
-export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string }
+export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string; carrier_name: string }
 import type { AccountScope } from '../../lib/actor.js'
 
 export type { AccountScope }
@@ -18,9 +18,50 @@ export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriod
     .selectFrom('work_orders as wo')
     .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
     .selectAll('wo')
-    .select('cp.group_id')
+    .select(['cp.group_id', 'cp.carrier_name'])
     .where('wo.coverage_period_id', '=', coveragePeriodId)
     .executeTakeFirst()
+}
+
+/** A work order by id, locked until the transaction ends: transitions of one order run one at a time. */
+export async function lockWorkOrder(tx: Executor, id: string): Promise<WorkOrderRow | undefined> {
+  return tx
+    .selectFrom('work_orders as wo')
+    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+    .selectAll('wo')
+    .select(['cp.group_id', 'cp.carrier_name'])
+    .where('wo.id', '=', id)
+    .forUpdate('wo')
+    .executeTakeFirst()
+}
+
+export async function findWorkOrder(db: Executor, id: string): Promise<WorkOrderRow | undefined> {
+  return db
+    .selectFrom('work_orders as wo')
+    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+    .selectAll('wo')
+    .select(['cp.group_id', 'cp.carrier_name'])
+    .where('wo.id', '=', id)
+    .executeTakeFirst()
+}
+
+export interface WorkOrderFilters {
+  status?: WorkOrderStatus | undefined
+  carrierName?: string | undefined
+  accountId?: string | undefined
+}
+
+/** The operators' queue: oldest first, so the longest-waiting order is at the top. */
+export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, page: { limit: number; offset: number }) {
+  let query = db.selectFrom('work_orders as wo').innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+  if (filters.status) query = query.where('wo.status', '=', filters.status)
+  if (filters.carrierName) query = query.where('cp.carrier_name', '=', filters.carrierName)
+  if (filters.accountId) query = query.where('wo.account_id', '=', filters.accountId)
+  const [items, total] = await Promise.all([
+    query.selectAll('wo').select(['cp.group_id', 'cp.carrier_name']).orderBy('wo.created_at').orderBy('wo.id').limit(page.limit).offset(page.offset).execute(),
+    query.select(sql<string>`count(*)::text`.as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { items, total: Number(total.n) }
 }
 
 export interface Completeness {

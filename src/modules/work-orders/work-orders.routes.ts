@@ -1,7 +1,9 @@
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
-import { WorkOrderResponse } from './work-orders.schema.js'
+import type { WorkOrderTransitionsService } from './work-order-transitions.service.js'
+import { WorkOrderList, WorkOrderResponse, WorkOrdersQuery, WorkOrderTransitionBody } from './work-orders.schema.js'
 import type { WorkOrdersService } from './work-orders.service.js'
 
 const COMPLETE_SETUP_RULES =
@@ -15,7 +17,7 @@ const COMPLETE_SETUP_RULES =
   'provider and without a provider selection. A repeated call answers 200 with the same work order and changes nothing; ' +
   'simultaneous calls open one work order.'
 
-export function workOrdersRoutes(app: App, workOrders: WorkOrdersService): void {
+export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService): void {
   const tags = ['Work orders']
   const responses = {
     201: { ...WorkOrderResponse, description: 'The work order, opened by this call' },
@@ -76,5 +78,72 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService): void 
       },
     },
     async (request) => ({ work_order: await workOrders.getWorkOrder(requireActor(request), request.params.id) }),
+  )
+
+  app.get(
+    '/work_orders',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'listWorkOrders',
+        summary: "The operations team's queue of work orders (operators)",
+        description: 'Every account\'s work orders, oldest first, filtered by status, carrier_name and account_id; paginated.',
+        tags: ['Operator', ...tags],
+        querystring: WorkOrdersQuery,
+        response: { 200: WorkOrderList, ...problemResponses('forbidden', 'validation_failed') },
+      },
+    },
+    async (request, reply) => {
+      const pageReq = pageRequest(request.query)
+      const { items, total } = await transitions.list(
+        { status: request.query.status, carrierName: request.query.carrier_name, accountId: request.query.account_id },
+        pageReq,
+      )
+      setPaginationHeaders(request, reply, pageReq, total)
+      return { work_orders: items }
+    },
+  )
+
+  app.get(
+    '/work_orders/:id',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'getWorkOrder',
+        summary: 'Get a work order (operators)',
+        description: 'The work order with its history and the statuses it can move to.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        response: { 200: WorkOrderResponse, ...problemResponses('forbidden', 'work_order_not_found') },
+      },
+    },
+    async (request) => ({ work_order: await transitions.get(request.params.id) }),
+  )
+
+  app.post(
+    '/work_orders/:id/transitions',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'transitionWorkOrder',
+        summary: 'Move a work order to another status (operators)',
+        description:
+          'open → in_progress → submitted ⇄ needs_information → completed, or cancelled before completion; any other move answers ' +
+          '422 work_order_transition_not_allowed naming the allowed statuses. Every move is kept in history[] (who, when, message) ' +
+          'and emits work_order.status_changed. The coverage period follows by itself: submitted moves it to test and sends the ' +
+          'group to the carrier (a full 834 file for an edi carrier, a submission for an api carrier, nothing for a manual one); ' +
+          "completed needs the carrier's carrier_group_number (unless the coverage period has one) and moves it to production " +
+          'with installed_at, marks the installment installed and, when the carrier supports member management, moves the group ' +
+          'to the member_management phase. Each coverage period state change emits coverage_period.state_changed.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        body: WorkOrderTransitionBody,
+        response: {
+          200: { ...WorkOrderResponse, description: 'The work order after the move' },
+          ...problemResponses('forbidden', 'work_order_not_found', 'work_order_transition_not_allowed', 'carrier_group_number_required'),
+        },
+      },
+    },
+    async (request) => ({ work_order: await transitions.transition(requireActor(request), request.params.id, request.body) }),
   )
 }

@@ -10,10 +10,11 @@ import { emitEvent } from '../events/events.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
-import { accountScopeOf } from '../../lib/actor.js'
+import { accountScopeOf, actorName } from '../../lib/actor.js'
 import { groupInstallmentNotFound } from '../group-installments/group-installments.errors.js'
 import { findInstallment } from '../group-installments/group-installments.repo.js'
 import { setupIncomplete, workOrderNotFound } from './work-orders.errors.js'
+import { allowedTransitions } from './work-order-states.js'
 import * as repo from './work-orders.repo.js'
 import type { WorkOrder, WorkOrderHistoryEntryT } from './work-orders.schema.js'
 
@@ -26,15 +27,15 @@ export function presentWorkOrder(row: repo.WorkOrderRow): WorkOrder {
     id: row.id,
     coverage_period_id: row.coverage_period_id,
     group_id: row.group_id,
+    carrier_name: row.carrier_name,
     status: row.status,
+    allowed_transitions: [...allowedTransitions(row.status)],
     history: row.history as WorkOrderHistoryEntryT[],
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }
 }
 
-/** Who a history entry names: the API key's name, or the channel for the command line and jobs. */
-const actorName = (actor: Actor) => actor.apiKeyName ?? actor.channel
 
 /** The gaps of complete setup, all at once; an empty list means the setup can be completed. */
 export function setupGaps(facts: repo.Completeness): FieldProblem[] {
