@@ -1,0 +1,190 @@
+import { isNpi } from '../../lib/identifiers.js'
+import { isStateCode } from '../../lib/us-geography.js'
+import { isValidD8 } from './x12-segments.js'
+import { el, type X12Token } from './x12-tokenize.js'
+
+/**
+ * A small engine that walks segments against a rule table (`edi-834.rules.ts`). The table is
+ * data a reviewer can read next to the implementation guide; this file only knows how loops,
+ * usage, repeats and element rules work.
+ */
+
+export interface Edi834Problem {
+  /** 1-based ordinal of the segment in the file (ISA is 1). */
+  position: number
+  segment: string
+  /** e.g. 'INS02', when the problem is one element. */
+  element?: string
+  /** e.g. '2300', when the problem is inside a loop. */
+  loop?: string
+  message: string
+}
+
+export type Usage = 'required' | 'situational'
+
+/** Named value formats; messages never echo the value of a formatted (possibly personal) element. */
+export const FORMATS = {
+  date8: { test: isValidD8, describe: 'a CCYYMMDD date' },
+  dateRange8: { test: (v: string) => /^\d{8}-\d{8}$/.test(v) && isValidD8(v.slice(0, 8)) && isValidD8(v.slice(9)), describe: 'a CCYYMMDD-CCYYMMDD range' },
+  date6: { test: (v: string) => /^\d{6}$/.test(v) && isValidD8(`20${v}`), describe: 'a YYMMDD date' },
+  time4: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d$/.test(v), describe: 'an HHMM time' },
+  time: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d(\d{2}(\d{1,2})?)?$/.test(v), describe: 'an HHMM[SS[dd]] time' },
+  count: { test: (v: string) => /^\d+$/.test(v), describe: 'a whole number' },
+  amount: { test: (v: string) => /^-?(\d+\.?\d*|\.\d+)$/.test(v), describe: 'a decimal number' },
+  zip: { test: (v: string) => /^\d{5}(\d{4})?$/.test(v), describe: 'a 5 or 9 digit ZIP code' },
+  ssn: { test: (v: string) => /^\d{9}$/.test(v), describe: 'a 9 digit SSN' },
+  npi: { test: isNpi, describe: 'a valid NPI' },
+  fipsCounty: { test: (v: string) => /^\d{5}$/.test(v), describe: 'a 5 digit FIPS county code' },
+  state: { test: isStateCode, describe: 'a US state or territory code' },
+} as const
+export type FormatName = keyof typeof FORMATS
+
+export interface ElementRule {
+  usage?: Usage | 'not_used'
+  codes?: readonly string[]
+  format?: FormatName
+  min?: number
+  max?: number
+}
+
+/** When element `when.element` holds one of `when.in`, element `then.element` must follow `then`. */
+export interface Condition {
+  when: { element: number; in: readonly string[] }
+  then: ElementRule & { element: number }
+}
+
+export interface SegmentRule {
+  kind: 'segment'
+  id: string
+  name: string
+  usage: Usage
+  max: number
+  /** Tells apart segments sharing an id at one level (REF*0F vs REF*1L, NM1*IL vs NM1*31). */
+  match?: { element: number; in: readonly string[] }
+  elements: Readonly<Record<number, ElementRule>>
+  conditions?: readonly Condition[]
+}
+
+export interface LoopRule {
+  kind: 'loop'
+  id: string
+  name: string
+  usage: Usage
+  max: number
+  /** The first child is the segment that starts the loop. */
+  children: readonly [SegmentRule, ...(SegmentRule | LoopRule)[]]
+  /** Segments (by id and qualifier) the loop must hold somewhere among its repeats of a child. */
+  mustContain?: readonly { id: string; element: number; value: string }[]
+}
+
+function label(id: string, n: number): string {
+  return `${id}${String(n).padStart(2, '0')}`
+}
+
+function checkElement(token: X12Token, n: number, rule: ElementRule, out: Edi834Problem[], loop?: string): void {
+  const value = el(token, n)
+  const element = label(token.id, n)
+  const report = (message: string): void => {
+    out.push({ position: token.position, segment: token.id, element, ...(loop ? { loop } : {}), message: `${element} ${message}` })
+  }
+  if (value === '') {
+    if (rule.usage === 'required') report('is required')
+    return
+  }
+  if (rule.usage === 'not_used') return report('is not used here')
+  // Codes are not personal data, so they may be echoed; other values never are.
+  if (rule.codes && !rule.codes.includes(value)) return report(`'${value}' is not one of ${rule.codes.join(', ')}`)
+  if (rule.format && !FORMATS[rule.format].test(value)) return report(`is not ${FORMATS[rule.format].describe}`)
+  if (rule.min !== undefined && value.length < rule.min) return report(`is shorter than ${rule.min} characters`)
+  if (rule.max !== undefined && value.length > rule.max) return report(`is longer than ${rule.max} characters`)
+}
+
+/** Element rules and conditions of one segment. */
+export function checkSegment(token: X12Token, rule: SegmentRule, out: Edi834Problem[], loop?: string): void {
+  for (const [n, elementRule] of Object.entries(rule.elements)) checkElement(token, Number(n), elementRule, out, loop)
+  for (const condition of rule.conditions ?? []) {
+    if (condition.when.in.includes(el(token, condition.when.element))) {
+      const { element, ...then } = condition.then
+      const before = out.length
+      checkElement(token, element, then, out, loop)
+      for (const problem of out.slice(before)) {
+        problem.message += ` when ${label(token.id, condition.when.element)} is ${el(token, condition.when.element)}`
+      }
+    }
+  }
+}
+
+function matches(rule: SegmentRule | LoopRule, token: X12Token): boolean {
+  const seg = rule.kind === 'loop' ? rule.children[0] : rule
+  return seg.id === token.id && (!seg.match || seg.match.in.includes(el(token, seg.match.element)))
+}
+
+interface Frame {
+  loop: LoopRule
+  /** Index of the child last matched: order only moves forward. */
+  at: number
+}
+
+function findChild(frame: Frame, token: X12Token): number {
+  const { children } = frame.loop
+  for (let j = Math.max(frame.at, 1); j < children.length; j++) if (matches(children[j] as SegmentRule | LoopRule, token)) return j
+  return -1
+}
+
+function describe(rule: SegmentRule | LoopRule): string {
+  return rule.kind === 'loop' ? `loop ${rule.id} (${rule.name})` : `${rule.id} (${rule.name})`
+}
+
+/**
+ * Walks `tokens[cursor.pos]` onward as one repeat of `loop` (its first segment at `cursor.pos`),
+ * descending into child loops, until a segment belongs to an enclosing loop or the end.
+ */
+export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { pos: number }, parents: readonly Frame[], out: Edi834Problem[]): void {
+  const frame: Frame = { loop, at: 1 }
+  const counts = new Array<number>(loop.children.length).fill(0)
+  const start = tokens[cursor.pos] as X12Token
+  const seen = [start]
+  checkSegment(start, loop.children[0], out, loop.id)
+  counts[0] = 1
+  cursor.pos++
+  const missing = (from: number, to: number, near: X12Token): void => {
+    for (let k = from; k < to; k++) {
+      const child = loop.children[k] as SegmentRule | LoopRule
+      if (child.usage === 'required' && counts[k] === 0) {
+        out.push({ position: near.position, segment: near.id, loop: loop.id, message: `missing required ${describe(child)} in loop ${loop.id}` })
+      }
+    }
+  }
+  while (cursor.pos < tokens.length) {
+    const token = tokens[cursor.pos] as X12Token
+    const j = findChild(frame, token)
+    if (j < 0) {
+      // An enclosing loop's later child (or a repeat of this loop) ends this repeat.
+      if (parents.some((parent) => findChild(parent, token) >= 0)) break
+      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${token.id}${token.elements[0] ? `*${token.elements[0]}` : ''} is not expected here in loop ${loop.id}` })
+      cursor.pos++
+      continue
+    }
+    if (j > frame.at) missing(frame.at, j, token)
+    frame.at = j
+    const child = loop.children[j] as SegmentRule | LoopRule
+    counts[j] = (counts[j] ?? 0) + 1
+    if ((counts[j] as number) > child.max) {
+      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${describe(child)} occurs more often than its maximum of ${child.max}` })
+    }
+    if (child.kind === 'segment') {
+      checkSegment(token, child, out, loop.id)
+      seen.push(token)
+      cursor.pos++
+    } else {
+      walkLoop(child, tokens, cursor, [...parents, frame], out)
+    }
+  }
+  const last = tokens[Math.min(cursor.pos, tokens.length) - 1] ?? start
+  missing(frame.at, loop.children.length, last)
+  for (const must of loop.mustContain ?? []) {
+    if (!seen.some((t) => t.id === must.id && el(t, must.element) === must.value)) {
+      out.push({ position: start.position, segment: start.id, loop: loop.id, message: `loop ${loop.id} has no ${must.id}*${must.value}` })
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { Edi834ParseError } from './edi-834.errors.js'
+
+/** The separators a file declares in its ISA. */
+export interface X12Separators {
+  element: string
+  component: string
+  repetition: string
+  segment: string
+}
+
+export interface X12Token {
+  id: string
+  /** elements[0] is element 01. */
+  elements: readonly string[]
+  /** 1-based ordinal in the file; ISA is 1. */
+  position: number
+}
+
+export interface X12Tokens {
+  separators: X12Separators
+  segments: X12Token[]
+  /** Characters of the ISA from its first letter through its terminator (106 in a valid file). */
+  isaLength: number
+  /** Non-whitespace text after the last terminator (a truncated or unterminated segment). */
+  trailing: string
+}
+
+/** Element `n` (1-based) of a token, or '' when absent: callers never index out of range. */
+export function el(token: X12Token, n: number): string {
+  return token.elements[n - 1] ?? ''
+}
+
+/**
+ * Splits a file into segments using the separators its ISA declares: the element separator is
+ * the character after `ISA`, ISA16 is the component separator and the character after it the
+ * segment terminator. The separators are found by counting element separators rather than by
+ * fixed offsets, so a file whose ISA is not padded still reads (the rule checker reports the
+ * width). Whitespace between segments (`\n`, `\r\n`) is skipped.
+ */
+export function tokenizeX12(text: string): X12Tokens {
+  let start = 0
+  while (start < text.length && /[\s\uFEFF]/.test(text[start] as string)) start++
+  if (text.slice(start, start + 3) !== 'ISA') {
+    throw new Edi834ParseError('not_x12', 'the file does not start with an ISA segment', 0)
+  }
+  const element = text[start + 3] ?? ''
+  let index = start + 3
+  let found = 0
+  // ISA has 16 elements; the 16th separator precedes ISA16 (one character).
+  while (found < 16 && index < text.length && index - start < 200) {
+    if (text[index] === element) found++
+    if (found < 16) index++
+  }
+  const component = text[index + 1] ?? ''
+  const terminator = text[index + 2] ?? ''
+  if (found < 16 || element === '' || component === '' || terminator === '') {
+    throw new Edi834ParseError('bad_separators', 'the ISA segment does not have 16 elements', 1)
+  }
+  const separators = { element, component, repetition: '', segment: terminator }
+  const distinct = new Set([element, component, terminator])
+  if (distinct.size !== 3 || [...distinct].some((c) => /[A-Za-z0-9 ]/.test(c))) {
+    throw new Edi834ParseError('bad_separators', 'the ISA declares separators that are not distinct special characters', 1)
+  }
+
+  const pieces = text.slice(start).split(terminator)
+  const trailing = (pieces.pop() ?? '').trim()
+  const segments: X12Token[] = []
+  for (const piece of pieces) {
+    let raw = piece.replace(/^[\s\uFEFF]+/, '')
+    if (terminator === '\n') raw = raw.replace(/\r$/, '')
+    if (raw === '') continue
+    const parts = raw.split(element)
+    segments.push({ id: parts[0] as string, elements: parts.slice(1), position: segments.length + 1 })
+  }
+  const isa = segments[0]
+  separators.repetition = isa ? el(isa, 11) : ''
+  return { separators, segments, isaLength: index + 3 - start, trailing }
+}
