@@ -32,7 +32,14 @@ import { createPlansService } from './modules/plans/plans.service.js'
 import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
+import { fileDeliveriesRoutes } from './modules/carrier-delivery/file-deliveries.routes.js'
+import { censusReadRoutes } from './modules/census/census-read.routes.js'
 import { createWorkOrderTransitionsService } from './modules/work-orders/work-order-transitions.service.js'
+import { CARRIER_INSTALLATION_HOOKS } from './modules/carrier-delivery/installation-hooks.js'
+import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
+import { createMemberChangeRecorder } from './modules/member-management/member-transactions.js'
+import { createCensusService } from './modules/census/census.service.js'
+import { censusRoutes, DEFAULT_CENSUS_BODY_LIMIT_BYTES } from './modules/census/census.routes.js'
 import { createWorkOrdersService } from './modules/work-orders/work-orders.service.js'
 import { errorsRoutes } from './modules/errors/errors.routes.js'
 import { createErrorsService } from './modules/errors/errors.service.js'
@@ -73,13 +80,24 @@ export interface AppDeps {
   webhooks?: WebhookSettings
   /** Resolves watcher URL hosts for the address check; the system resolver by default. */
   resolveHost?: ResolveHost
+  /** How carriers are reached (outbound directory, batching window, sandbox delay); defaults for tests. */
+  carrierSide?: CarrierSettings
+  /** Body limit of POST /coverage_periods/{id}/census_requests (CENSUS_BODY_LIMIT_BYTES). */
+  censusBodyLimitBytes?: number
 }
 
 export type Services = ReturnType<typeof createServices>
 
 /** The use cases, wired by plain factories: the same objects serve the API and the CLI. */
-export function createServices(db: Db, credentials?: CredentialCache, carriers: CarrierCatalog = new CarrierCatalog()) {
+export function createServices(
+  db: Db,
+  credentials?: CredentialCache,
+  carriers: CarrierCatalog = new CarrierCatalog(),
+  carrierSettings: CarrierSettings = DEFAULT_CARRIER_SETTINGS,
+) {
+  const recordMemberChanges = createMemberChangeRecorder({ carriers, batchDelayMs: carrierSettings.transactionBatchDelayMs })
   return {
+    recordMemberChanges,
     accounts: createAccountsService({ db, onApiKeyRevoked: (id) => credentials?.forget(id) }),
     users: createUsersService({ db }),
     groups: createGroupsService({ db }),
@@ -88,8 +106,8 @@ export function createServices(db: Db, credentials?: CredentialCache, carriers: 
     plans: createPlansService({ db }),
     employmentClassifications: createEmploymentClassificationsService({ db }),
     workOrders: createWorkOrdersService({ db, carriers }),
-    workOrderTransitions: createWorkOrderTransitionsService({ db, carriers }),
-    lifeEvents: createLifeEventsService({ db }),
+    workOrderTransitions: createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS }),
+    lifeEvents: createLifeEventsService({ db, recordMemberChanges }),
     providerSelections: createProviderSelectionsService({ db }),
     errors: createErrorsService({ db }),
   }
@@ -171,7 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
 
   const carriers = deps.carriers ?? new CarrierCatalog()
-  const services = createServices(deps.db, credentials, carriers)
+  const services = createServices(deps.db, credentials, carriers, deps.carrierSide)
   healthRoutes(app, deps.pingDatabase)
   authRoutes(app, tokens)
   accountsRoutes(app, services.accounts)
@@ -182,8 +200,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
-  // Built here rather than in createServices: it needs the SSN keys, which the CLI does not hold.
-  membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection }))
+  fileDeliveriesRoutes(app, deps.db)
+  censusReadRoutes(app, deps.db)
+  // Built here rather than in createServices: they need the SSN keys, which the CLI does not hold.
+  censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)
+  membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection, recordMemberChanges: services.recordMemberChanges }))
   lifeEventsRoutes(app, services.lifeEvents)
   providerSelectionsRoutes(app, services.providerSelections)
   errorsRoutes(app, services.errors)

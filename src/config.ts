@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
+import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
 /**
@@ -36,6 +37,12 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   CARRIERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  OUTBOUND_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TRANSACTION_BATCH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: DEFAULT_CARRIER_SETTINGS.transactionBatchDelayMs }),
+  SANDBOX_CARRIER_DELAY_MS: Type.Integer({ minimum: 0, maximum: 86_400_000, default: DEFAULT_CARRIER_SETTINGS.sandboxDelayMs }),
+  EDI_SENDER_QUALIFIER: Type.String({ pattern: '^[0-9A-Z]{2}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderQualifier }),
+  EDI_SENDER_ID: Type.String({ pattern: '^[0-9A-Za-z ]{1,15}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderId }),
+  CENSUS_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 * 1024 }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -74,6 +81,10 @@ export interface Config {
   readonly trustProxy: boolean
   /** A JSON file listing the deployment's carriers; the built-in list when undefined. */
   readonly carriersFile: string | undefined
+  /** Outbound directory, batching window, sandbox delay, EDI sender identity. */
+  readonly carrierSide: CarrierSettings
+  /** A census (thousands of families, or an 834 file) is larger than other bodies. */
+  readonly censusBodyLimitBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -165,5 +176,14 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     carriersFile: env.CARRIERS_FILE,
+    carrierSide: Object.freeze({
+      outboundDirectory: env.OUTBOUND_DIR ?? `${env.DATA_DIR}/outbound`,
+      transactionBatchDelayMs: env.TRANSACTION_BATCH_DELAY_MS,
+      sandboxDelayMs: env.SANDBOX_CARRIER_DELAY_MS,
+      ediSenderQualifier: env.EDI_SENDER_QUALIFIER,
+      ediSenderId: env.EDI_SENDER_ID,
+      secrets: Object.freeze({ ...source }),
+    }),
+    censusBodyLimitBytes: env.CENSUS_BODY_LIMIT_BYTES,
   })
 }

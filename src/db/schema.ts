@@ -424,7 +424,7 @@ export interface CensusRequestsTable {
   as_of: DateString
   status: 'completed' | 'failed'
   content_sha256: string
-  errors: Json<string[]>
+  errors: ColumnType<string[], string | undefined, string>
   subscriber_count: Generated<number>
   member_count: Generated<number>
   matched_count: Generated<number>

@@ -12,6 +12,8 @@ import type { ProviderSelectionErrorCode } from '../modules/provider-selections/
 import type { WorkOrderErrorCode } from '../modules/work-orders/work-orders.errors.js'
 import type { WatcherErrorCode } from '../modules/watchers/watchers.errors.js'
 import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
+import type { FileDeliveryErrorCode } from '../modules/carrier-delivery/file-deliveries.errors.js'
+import type { CensusErrorCode } from '../modules/census/census.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
@@ -44,6 +46,8 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | WorkOrderErrorCode
   | WatcherErrorCode
   | ErrorResourceErrorCode
+  | FileDeliveryErrorCode
+  | CensusErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -271,6 +275,26 @@ export const errorTable = {
     status: 409,
     title: 'Watcher disabled',
     description: 'The watcher is disabled; re-enable it with PATCH /watchers/{id} and status active, then retry.',
+  },
+  file_delivery_not_found: {
+    status: 404,
+    title: 'File delivery not found',
+    description: 'No file delivery with this id in your account.',
+  },
+  file_content_not_ready: {
+    status: 409,
+    title: 'File content not ready',
+    description: 'The file of this delivery is not written completely yet (its byte_size is still null); download it once byte_size is set.',
+  },
+  census_request_not_found: {
+    status: 404,
+    title: 'Census request not found',
+    description: 'No census request with this id in your account.',
+  },
+  census_invalid: {
+    status: 422,
+    title: 'Census cannot be read',
+    description: 'The census has neither or both of subscribers and x12_834, or its 834 file cannot be parsed; detail names the segment.',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

@@ -31,3 +31,27 @@ export async function enqueueJob<S extends TSchema>(
     .execute()
   return id
 }
+
+const JOB_INSERT_BATCH = 1000
+
+/** Adds many jobs of one kind in multi-row inserts: for changes that touch thousands of rows at once. */
+export async function enqueueJobs<S extends TSchema>(tx: Executor, definition: JobSpec<S>, payloads: readonly Static<S>[], options: { runAt?: Date } = {}): Promise<void> {
+  const runAt = options.runAt ?? new Date()
+  for (let start = 0; start < payloads.length; start += JOB_INSERT_BATCH) {
+    const rows = payloads.slice(start, start + JOB_INSERT_BATCH).map((payload) => {
+      if (!definition.check(payload)) throw new Error(`Payload of job ${definition.name} does not match its schema`)
+      return {
+        id: uuidv7(),
+        name: definition.name,
+        payload: JSON.stringify(payload),
+        max_attempts: definition.maxAttempts,
+        run_at: runAt,
+        locked_at: null,
+        locked_by: null,
+        last_error: null,
+        finished_at: null,
+      }
+    })
+    await tx.insertInto('jobs').values(rows).execute()
+  }
+}

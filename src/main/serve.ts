@@ -11,24 +11,28 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env)
   const database = await openMigratedDatabase(config)
   const tokenSigningSecret = resolveTokenSecret(config)
+  const carriers = new CarrierCatalog(loadCarriers(config.carriersFile))
+  const ssnProtection = resolveSsnProtection(config)
   const { app, services } = await buildApp({
     db: database.db,
     pingDatabase: database.ping,
     tokenSigningSecret,
-    ssnProtection: resolveSsnProtection(config),
+    ssnProtection,
     rateLimitStore: await createRateLimitStore(config),
     rateLimit: config.rateLimit,
     apiKeyCacheSeconds: config.apiKeyCacheSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: loggerOptions(config),
     trustProxy: config.trustProxy,
-    carriers: new CarrierCatalog(loadCarriers(config.carriersFile)),
+    carriers,
     webhooks: config.webhooks,
+    carrierSide: config.carrierSide,
+    censusBodyLimitBytes: config.censusBodyLimitBytes,
   })
 
   const worker =
     config.worker.mode === 'in-process'
-      ? createWorkers({ db: database.db, log: app.log.child({ component: 'worker' }), worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks })
+      ? createWorkers({ db: database.db, log: app.log.child({ component: 'worker' }), worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks, carrierSide: { ssn: ssnProtection, carriers, settings: config.carrierSide } })
       : undefined
 
   const firstStart = database.kind === 'embedded' ? await bootstrapFirstStart(database.db, services, config.dataDir) : undefined

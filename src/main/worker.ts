@@ -1,7 +1,8 @@
 import pino from 'pino'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
-import { openMigratedDatabase } from './runtime.js'
+import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
+import { openMigratedDatabase, resolveSsnProtection } from './runtime.js'
 import { createWorkers } from './workers.js'
 
 /** `npm run worker`: a worker process without the API, for PostgreSQL deployments. */
@@ -9,7 +10,14 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env)
   const log = pino({ level: config.logLevel })
   const database = await openMigratedDatabase(config)
-  const worker = createWorkers({ db: database.db, log, worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks })
+  const worker = createWorkers({
+    db: database.db,
+    log,
+    worker: config.worker,
+    staleAfterMs: config.worker.staleAfterMs,
+    webhooks: config.webhooks,
+    carrierSide: { ssn: resolveSsnProtection(config), carriers: new CarrierCatalog(loadCarriers(config.carriersFile)), settings: config.carrierSide },
+  })
   worker.start()
   log.info({ workerIds: worker.ids }, 'worker started')
   const stop = async () => {

@@ -5,6 +5,7 @@ import { JobRegistry } from '../jobs/job-definition.js'
 import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
 import type { ResolveHost } from '../lib/outbound-url.js'
+import { createCarrierJobs, type CarrierSideDeps } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
 
@@ -19,6 +20,8 @@ export interface WorkersOptions {
   resolveHost?: ResolveHost
   /** Housekeeping on the general worker's polls; on by default. */
   housekeeping?: boolean
+  /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports). */
+  carrierSide: Omit<CarrierSideDeps, 'db'>
 }
 
 export interface Workers {
@@ -31,7 +34,7 @@ export interface Workers {
 }
 
 /**
- * The process's two workers over the one outbox: the general one, and one for webhook
+ * The process's two workers over the one outbox: the general one (carrier files, sandbox carriers), and one for webhook
  * deliveries with slots of their own (WEBHOOK_CONCURRENCY). A delivery mostly waits on a
  * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers delay
  * only other deliveries, and only once every slot hangs, never carrier files or other jobs.
@@ -41,7 +44,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   const { db, log, staleAfterMs } = options
   const general = new Worker({
     db,
-    registry: createJobRegistry(),
+    registry: createJobRegistry(createCarrierJobs({ db, ...options.carrierSide })),
     log,
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,

@@ -1,4 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from '../../src/modules/carrier-delivery/carrier-settings.js'
+import { CarrierCatalog } from '../../src/modules/carriers/carriers.catalog.js'
+import { testSsnProtection } from './test-app.js'
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
@@ -124,14 +130,28 @@ export async function waitFor<T>(check: () => T | undefined | Promise<T | undefi
   }
 }
 
+type CarrierSideOptions = Parameters<typeof createWorkers>[0]['carrierSide']
+
+/** Carrier settings for tests: files in a fresh temporary directory, no batching window, sandboxes acting at once. */
+export function testCarrierSettings(overrides: Partial<CarrierSettings> = {}): CarrierSettings {
+  return {
+    ...DEFAULT_CARRIER_SETTINGS,
+    outboundDirectory: mkdtempSync(join(tmpdir(), 'enrollsync-outbound-')),
+    transactionBatchDelayMs: 0,
+    sandboxDelayMs: 0,
+    ...overrides,
+  }
+}
+
 /** Settings for tests: loopback receivers allowed, a short timeout and schedule. */
 export function testWebhookSettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
   return { ...DEFAULT_WEBHOOK_SETTINGS, allowPrivateUrls: true, timeoutMs: 2000, retryScheduleSeconds: [0, 0, 0], ...overrides }
 }
 
 /** The workers serve and worker build, polling fast. Stop them in afterEach/afterAll. */
-export function startWorkers(db: Db, webhooks: WebhookSettings, resolveHost?: ResolveHost): Workers {
+export function startWorkers(db: Db, webhooks: WebhookSettings, resolveHost?: ResolveHost, carrierSide: Partial<CarrierSideOptions> = {}): Workers {
   const workers = createWorkers({
+    carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog(), settings: testCarrierSettings(), ...carrierSide },
     db,
     log: pino({ level: 'silent' }),
     worker: { concurrency: 2, pollMs: 20 },

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
 import { ConfigError } from '../../config.js'
-import { CarriersFile, type Carrier } from './carriers.schema.js'
+import { CarriersFile, type CarrierConfig } from './carriers.schema.js'
 
 /**
  * The carriers a deployment ships with when CARRIERS_FILE is not set. The sandbox carriers act
  * like real ones (issue 5) so the whole life cycle can be tried locally; the real-named ones carry
  * plausible connection settings that a deployment confirms against each carrier's agreement.
  */
-export const DEFAULT_CARRIERS: readonly Carrier[] = Object.freeze([
+export const DEFAULT_CARRIERS: readonly CarrierConfig[] = Object.freeze([
   { name: 'sandbox_edi', display_name: 'Sandbox carrier (EDI)', distribution_format: 'edi', member_management: true, requires_pcp_for_hmo: true, sandbox: true },
   { name: 'sandbox_api', display_name: 'Sandbox carrier (API)', distribution_format: 'api', member_management: true, requires_pcp_for_hmo: false, sandbox: true },
   { name: 'sandbox_manual', display_name: 'Sandbox carrier (manual)', distribution_format: 'manual', member_management: false, requires_pcp_for_hmo: false, sandbox: true },
@@ -21,12 +21,12 @@ export const DEFAULT_CARRIERS: readonly Carrier[] = Object.freeze([
   { name: 'metlife', display_name: 'MetLife', distribution_format: 'edi', member_management: true, requires_pcp_for_hmo: false, sandbox: false },
   { name: 'principal', display_name: 'Principal Financial Group', distribution_format: 'api', member_management: true, requires_pcp_for_hmo: false, sandbox: false },
   { name: 'unitedhealthcare', display_name: 'UnitedHealthcare', distribution_format: 'edi', member_management: true, requires_pcp_for_hmo: true, sandbox: false },
-].map((carrier) => Object.freeze(carrier as Carrier)))
+].map((carrier) => Object.freeze(carrier as CarrierConfig)))
 
 const checkFile = Compile(CarriersFile)
 
 /** Reads CARRIERS_FILE; a missing, malformed or duplicated entry stops the start with a message. */
-export function loadCarriers(path: string | undefined): readonly Carrier[] {
+export function loadCarriers(path: string | undefined): readonly CarrierConfig[] {
   if (!path) return DEFAULT_CARRIERS
   let parsed: unknown
   try {
@@ -48,13 +48,13 @@ export function loadCarriers(path: string | undefined): readonly Carrier[] {
 
 /** Lookups over the deployment's carriers, passed to the modules that need them. */
 export class CarrierCatalog {
-  private readonly byName: ReadonlyMap<string, Carrier>
+  private readonly byName: ReadonlyMap<string, CarrierConfig>
 
-  constructor(readonly all: readonly Carrier[] = DEFAULT_CARRIERS) {
+  constructor(readonly all: readonly CarrierConfig[] = DEFAULT_CARRIERS) {
     this.byName = new Map(all.map((carrier) => [carrier.name, carrier]))
   }
 
-  find(name: string): Carrier | undefined {
+  find(name: string): CarrierConfig | undefined {
     return this.byName.get(name)
   }
 

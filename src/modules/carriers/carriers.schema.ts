@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { PaginationQuery } from '../../http/schemas.js'
+import { CarrierConnectionFields } from '../carrier-delivery/transports/transport.schema.js'
 
 export const DistributionFormat = Type.Enum(['edi', 'api', 'manual'], {
   description: 'edi: ANSI X12 834 files; api: the carrier API; manual: through the work order only',
@@ -42,5 +43,20 @@ export const CarrierResponse = Type.Object({ carrier: CarrierSchema }, { descrip
 export const CarriersQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
 export const CarrierParams = Type.Object({ name: Type.String({ maxLength: 100 }) }, { additionalProperties: false })
 
+/**
+ * A carrier as the deployment configures it: the public fields plus how it is reached (never
+ * answered by GET /carriers: hosts and variable names are the deployment's business) and how it
+ * spells genders in its census (keys compared case-insensitively).
+ */
+export const CarrierConfigSchema = Type.Object(
+  {
+    ...CarrierSchema.properties,
+    ...CarrierConnectionFields,
+    gender_mapping: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.Enum(['female', 'male', 'non_binary', 'unknown']))),
+  },
+  { additionalProperties: false },
+)
+export type CarrierConfig = Static<typeof CarrierConfigSchema>
+
 /** The file a deployment may give in CARRIERS_FILE: a JSON array of carriers. */
-export const CarriersFile = Type.Array(CarrierSchema, { minItems: 1 })
+export const CarriersFile = Type.Array(CarrierConfigSchema, { minItems: 1 })

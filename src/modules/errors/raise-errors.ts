@@ -35,6 +35,11 @@ export interface FoundDiscrepancy {
   severity?: Severity
   assignee?: Party
   transactionIds?: readonly string[]
+  /**
+   * What tells this discrepancy apart from others of the same parameter, member and plan: a
+   * carrier-only member (no platform member id) is identified by the carrier's id or name.
+   */
+  subject?: string
 }
 
 export type RaiseOutcome = 'created' | 'reopened' | 'updated' | 'unchanged'
@@ -46,8 +51,9 @@ export interface RaisedError {
 }
 
 /** "The same discrepancy" for a check: unique per coverage period (errors_dedupe_key). */
-export function dedupeKeyOf(source: CheckSource, found: Pick<FoundDiscrepancy, 'parameter' | 'memberId' | 'planId'>): string {
-  return `${source}:${found.parameter}:${found.memberId ?? '-'}:${found.planId ?? '-'}`
+export function dedupeKeyOf(source: CheckSource, found: Pick<FoundDiscrepancy, 'parameter' | 'memberId' | 'planId' | 'subject'>): string {
+  const key = `${source}:${found.parameter}:${found.memberId ?? '-'}:${found.planId ?? '-'}`
+  return found.subject === undefined ? key : `${key}:${found.subject}`
 }
 
 export { actorName }

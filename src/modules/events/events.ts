@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { Executor } from '../../db/schema.js'
 import { defineJobSpec } from '../../jobs/job-definition.js'
-import { enqueueJob } from '../../jobs/outbox.js'
+import { enqueueJob, enqueueJobs } from '../../jobs/outbox.js'
 import { uuidv7 } from '../../lib/ids.js'
 
 /** Every event a watcher can subscribe to (api-contract.md section 6). */
@@ -140,5 +140,64 @@ export async function emitEvent(tx: Executor, event: DomainEvent, now: Date = ne
   }))
   await tx.insertInto('watcher_deliveries').values(deliveries).execute()
   for (const delivery of deliveries) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: delivery.id, attempt: 1 }, { runAt: now })
+  return deliveries.length
+}
+
+const DELIVERY_INSERT_BATCH = 1000
+
+/**
+ * emitEvent for many events at once (a reconciliation, an installation touching every family):
+ * one query finds the watchers that may want any of them, and deliveries and their jobs go in
+ * multi-row inserts. The same rules pick each event's watchers as in emitEvent.
+ */
+export async function emitEvents(tx: Executor, events: readonly DomainEvent[], now: Date = new Date()): Promise<number> {
+  if (events.length === 0) return 0
+  const types = [...new Set(events.map((event) => event.type))]
+  const accountIds = [...new Set(events.map((event) => event.accountId))]
+  const watchers = await tx
+    .selectFrom('watchers')
+    .innerJoin('accounts', 'accounts.id', 'watchers.account_id')
+    .select(['watchers.id', 'watchers.account_id', 'watchers.event_types', 'watchers.coverage_period_id', 'watchers.group_id', 'accounts.kind'])
+    .where((eb) => eb.or([eb('watchers.account_id', 'in', accountIds), eb('accounts.kind', '=', 'service')]))
+    .where('watchers.status', '=', 'active')
+    .where('watchers.deleted_at', 'is', null)
+    .where(sql<boolean>`watchers.event_types && ${types}::text[]`)
+    .orderBy('watchers.id')
+    .execute()
+  if (watchers.length === 0) return 0
+
+  const deliveries = []
+  for (const event of events) {
+    const wanting = watchers.filter(
+      (w) =>
+        (w.account_id === event.accountId || w.kind === 'service') &&
+        w.event_types.includes(event.type) &&
+        (w.coverage_period_id === null || w.coverage_period_id === event.coveragePeriodId) &&
+        (w.group_id === null || w.group_id === event.groupId),
+    )
+    if (wanting.length === 0) continue
+    const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), account_id: event.accountId, data: webhookSafeData(event.data) }
+    const body = JSON.stringify(payload)
+    for (const watcher of wanting) {
+      deliveries.push({
+        id: uuidv7(),
+        account_id: watcher.account_id,
+        watcher_id: watcher.id,
+        event_id: payload.id,
+        event_type: event.type,
+        payload: body,
+        next_attempt_at: now,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+    }
+  }
+  for (let start = 0; start < deliveries.length; start += DELIVERY_INSERT_BATCH) {
+    await tx.insertInto('watcher_deliveries').values(deliveries.slice(start, start + DELIVERY_INSERT_BATCH)).execute()
+  }
+  await enqueueJobs(tx, WEBHOOK_DELIVERY_JOB, deliveries.map((delivery) => ({ delivery_id: delivery.id, attempt: 1 })), { runAt: now })
   return deliveries.length
 }

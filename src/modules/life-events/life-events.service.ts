@@ -1,3 +1,4 @@
+import { IGNORE_MEMBER_CHANGES, type RecordMemberChanges } from '../member-management/member-transactions.js'
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -57,7 +58,7 @@ export function presentLifeEvent(row: repo.LifeEventRow, elections: readonly rep
   }
 }
 
-export function createLifeEventsService({ db }: { db: Db }) {
+export function createLifeEventsService({ db, recordMemberChanges = IGNORE_MEMBER_CHANGES }: { db: Db; recordMemberChanges?: RecordMemberChanges }) {
   async function present(rows: readonly repo.LifeEventRow[]): Promise<LifeEventView[]> {
     const { elections, coverages } = await repo.electionsOf(db, rows.map((row) => row.id))
     return rows.map((row) =>
@@ -159,6 +160,13 @@ export function createLifeEventsService({ db }: { db: Db }) {
             coverages,
           )
           await recordAuditEvent(tx, actor, { accountId, action: 'qualifying_life_event.created', resourceType: 'qualifying_life_event', resourceId: eventId })
+          await recordMemberChanges(
+            tx,
+            actor,
+            subscriber.group_id,
+            [{ subscriberId: subscriber.id, memberId: subscriber.id, kind: 'qualifying_life_event', qualifyingLifeEventId: eventId, coveragePeriodId: coveragePeriod.id }],
+            new Date(),
+          )
           return inserted
         })
         return presentLifeEvent(row, elections, coverages)

@@ -1,3 +1,4 @@
+import { IGNORE_MEMBER_CHANGES, type MemberChange, type RecordMemberChanges } from '../member-management/member-transactions.js'
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -141,7 +142,7 @@ export interface SsnDeps {
   ssn: SsnProtection
 }
 
-export function createMembersService({ db, ssn }: SsnDeps) {
+export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEMBER_CHANGES }: SsnDeps & { recordMemberChanges?: RecordMemberChanges }) {
   /** location_id and class.employment_classification_id must name rows of this group. */
   async function groupReferenceProblems(groupId: string, subscribers: readonly SubscriberUpdate[], pointerOf: (index: number) => string) {
     const locationIds = new Set(subscribers.map((s) => s.location_id))
@@ -237,6 +238,9 @@ export function createMembersService({ db, ssn }: SsnDeps) {
           await repo.insertMembers(tx, [...subscriberRows, ...allDependents].map(({ status: _status, ...row }) => row))
           await repo.recordMemberAuditEvents(tx, actor, group.account_id, 'subscriber.created', 'subscriber', subscriberRows.map((row) => row.id))
           await repo.recordMemberAuditEvents(tx, actor, group.account_id, 'dependent.created', 'dependent', allDependents.map((row) => row.id))
+          const changes: MemberChange[] = subscriberRows.map((row) => ({ subscriberId: row.id, memberId: row.id, kind: 'subscriber_created' }))
+          for (const row of allDependents) changes.push({ subscriberId: row.subscriber_id!, memberId: row.id, kind: 'dependent_created' })
+          await recordMemberChanges(tx, actor, group.id, changes, new Date(now))
         })
       } catch (error) {
         // A concurrent request took an identifier between the check and the insert.
@@ -288,6 +292,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'subscriber.updated', 'subscriber', [current.id])
+          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
           return updated
         })
         return presentSubscriber(viewOf(row), dependents.map(viewOf))
@@ -321,6 +326,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
           const { status: _status, ...newRow } = row
           await repo.insertMembers(tx, [newRow])
           await repo.recordMemberAuditEvents(tx, actor, subscriber.account_id, 'dependent.created', 'dependent', [row.id])
+          await recordMemberChanges(tx, actor, subscriber.group_id, [{ subscriberId: subscriber.id, memberId: row.id, kind: 'dependent_created' }], new Date(now))
         })
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateDependent()
@@ -345,6 +351,7 @@ export function createMembersService({ db, ssn }: SsnDeps) {
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'dependent.updated', 'dependent', [current.id])
+          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.subscriber_id!, memberId: current.id, kind: 'dependent_updated' }], new Date())
           return updated
         })
         return presentDependent(viewOf(row))

@@ -1,0 +1,58 @@
+import type { Db } from '../../db/schema.js'
+import { defineJob, type JobDefinition } from '../../jobs/job-definition.js'
+import type { SsnProtection } from '../../lib/ssn-protection.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { createCensusService } from '../census/census.service.js'
+import { createSandboxCarrier } from '../sandbox-carriers/sandbox-carrier.js'
+import { createWorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
+import { CarrierConnections } from './carrier-connections.js'
+import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB } from './carrier-jobs.js'
+import type { CarrierSettings } from './carrier-settings.js'
+import { gatherPendingTransactions } from './deliveries.js'
+import { buildFileDelivery } from './file-builder.js'
+import { CARRIER_INSTALLATION_HOOKS } from './installation-hooks.js'
+import { sendFileDelivery } from './send-file.js'
+
+export interface CarrierSideDeps {
+  db: Db
+  ssn: SsnProtection
+  carriers: CarrierCatalog
+  settings: CarrierSettings
+}
+
+/** A broken transfer is retried after 5 s, 20 s, 80 s ... at most 30 minutes apart. */
+const sendBackoffMs = (attempt: number) => Math.min(30 * 60_000, 5000 * 4 ** Math.max(0, attempt - 1))
+
+/** The carrier side's job handlers, for the general worker. */
+export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
+  const { db, carriers } = deps
+  const connections = new CarrierConnections(deps.settings)
+  const transitions = createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
+  const census = createCensusService({ db, ssn: deps.ssn, carriers })
+  const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census })
+
+  return [
+    defineJob({ ...BUILD_FILE_JOB, handle: async (payload) => buildFileDelivery(deps, payload.file_delivery_id) }),
+    defineJob({
+      ...SEND_FILE_JOB,
+      backoffMs: sendBackoffMs,
+      handle: async (payload, context) =>
+        sendFileDelivery({ db, carriers, connections, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
+    }),
+    defineJob({
+      ...DELIVER_TRANSACTIONS_JOB,
+      handle: async (payload) => {
+        await db.transaction().execute(async (tx) => {
+          const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', payload.coverage_period_id).executeTakeFirst()
+          const carrier = cp && carriers.find(cp.carrier_name)
+          if (!cp || !carrier || carrier.distribution_format === 'manual') return
+          await gatherPendingTransactions(tx, cp, carrier.distribution_format, new Date())
+        })
+      },
+    }),
+    defineJob({
+      ...SANDBOX_CARRIER_JOB,
+      handle: async (payload) => (payload.action === 'install' ? sandbox.install(payload.coverage_period_id) : sandbox.answer(payload.coverage_period_id)),
+    }),
+  ]
+}

@@ -1,0 +1,23 @@
+/** How the service reaches carriers: set from the environment (config.ts), defaults for tests. */
+export interface CarrierSettings {
+  /** Where `directory` transports write, one sub-directory per carrier (OUTBOUND_DIR). */
+  readonly outboundDirectory: string
+  /** Member changes made within this window travel in one change file (TRANSACTION_BATCH_DELAY_MS). */
+  readonly transactionBatchDelayMs: number
+  /** How long a sandbox carrier takes to install a submitted group or answer with a census (SANDBOX_CARRIER_DELAY_MS). */
+  readonly sandboxDelayMs: number
+  /** ISA05/ISA06 and GS02: who the service is in its 834 files (EDI_SENDER_QUALIFIER, EDI_SENDER_ID). */
+  readonly ediSenderQualifier: string
+  readonly ediSenderId: string
+  /** The environment, for transports that name secrets by environment variable (SFTP password, API token). */
+  readonly secrets: Readonly<Record<string, string | undefined>>
+}
+
+export const DEFAULT_CARRIER_SETTINGS: CarrierSettings = Object.freeze({
+  outboundDirectory: './data/outbound',
+  transactionBatchDelayMs: 5000,
+  sandboxDelayMs: 10_000,
+  ediSenderQualifier: 'ZZ',
+  ediSenderId: 'ENROLLSYNC',
+  secrets: Object.freeze({}),
+})

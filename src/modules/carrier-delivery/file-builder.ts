@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto'
+import { sql, type Transaction } from 'kysely'
+import type { Database, Db } from '../../db/schema.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import { uuidv7 } from '../../lib/ids.js'
+import type { SsnProtection } from '../../lib/ssn-protection.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { PRODUCT_LINES_ON_834 } from '../edi-834/edi-834.codes.js'
+import type { Edi834Header, Edi834Member } from '../edi-834/edi-834.model.js'
+import { write834 } from '../edi-834/edi-834.writer.js'
+import type { CarrierSettings } from './carrier-settings.js'
+import { SEND_FILE_JOB } from './carrier-jobs.js'
+import { changeFileMembers, fullFileMembers, type FamilyChanges, type WrittenCoverage } from './edi-834-members.js'
+import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedFamily } from './family-loader.js'
+
+/** Families read per page; a page's members are written before the next is read. */
+const FAMILY_PAGE = 500
+/** Content is stored in chunks of about this size, written as the file is generated. */
+const CHUNK_BYTES = 1024 * 1024
+
+export interface BuildDeps {
+  db: Db
+  ssn: SsnProtection
+  carriers: CarrierCatalog
+  settings: CarrierSettings
+}
+
+type Tx = Transaction<Database>
+
+/** Appends content to the delivery's chunks, counting and hashing as it goes. */
+class ChunkWriter {
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  private seq = 0
+  readonly hash = createHash('sha256')
+  bytes = 0
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly deliveryId: string,
+  ) {}
+
+  async write(text: string): Promise<void> {
+    const buffer = Buffer.from(text, 'utf8')
+    this.hash.update(buffer)
+    this.bytes += buffer.length
+    this.pending.push(buffer)
+    this.pendingBytes += buffer.length
+    if (this.pendingBytes >= CHUNK_BYTES) await this.flush()
+  }
+
+  async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return
+    const data = Buffer.concat(this.pending)
+    this.pending = []
+    this.pendingBytes = 0
+    await this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, data }).execute()
+  }
+}
+
+/** ISA13 for the next file to this carrier: per carrier, increasing, wrapping after 999,999,999. */
+export async function nextControlNumber(tx: Tx, carrierName: string): Promise<number> {
+  const row = await sql<{ last_value: number }>`
+    INSERT INTO carrier_control_numbers (carrier_name, last_value) VALUES (${carrierName}, 1)
+    ON CONFLICT (carrier_name) DO UPDATE SET last_value = CASE WHEN carrier_control_numbers.last_value >= 999999999 THEN 1
+                                                                ELSE carrier_control_numbers.last_value + 1 END
+    RETURNING last_value`.execute(tx)
+  return row.rows[0]!.last_value
+}
+
+/** Families of a full file, page by page, in id order. */
+async function* allFamilies(tx: Tx, coveragePeriodId: string): AsyncGenerator<LoadedFamily> {
+  let after: string | null = null
+  for (;;) {
+    const ids = await enrolledSubscriberPage(tx, coveragePeriodId, after, FAMILY_PAGE)
+    if (ids.length === 0) return
+    yield* await loadFamilies(tx, coveragePeriodId, ids)
+    after = ids[ids.length - 1]!
+  }
+}
+
+/**
+ * Builds a delivery's content into chunks and records what it carried (coverage transmissions),
+ * in one transaction, then queues the send. A build that failed part-way left nothing (the
+ * transaction rolled back), so running it again starts clean; a delivery already built is not
+ * built twice.
+ */
+export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    const delivery = await tx.selectFrom('file_deliveries').selectAll().where('id', '=', deliveryId).forUpdate().executeTakeFirst()
+    if (!delivery || delivery.sha256 !== null) return
+    const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', delivery.coverage_period_id).executeTakeFirstOrThrow()
+    const group = await tx.selectFrom('groups').selectAll().where('id', '=', cp.group_id).executeTakeFirstOrThrow()
+    const producers = await tx.selectFrom('producers_of_record').selectAll().where('group_id', '=', group.id).orderBy('position').limit(2).execute()
+    const carrier = deps.carriers.find(cp.carrier_name)
+    const now = new Date()
+    const today = now.toISOString().slice(0, 10)
+    const controlNumber = delivery.interchange_control_number ?? 0
+    const written: WrittenCoverage[] = []
+    const out = new ChunkWriter(tx, delivery.id)
+
+    // The families and, for a change file, what changed in each.
+    let families: AsyncIterable<LoadedFamily>
+    let totals: { subscribers: number; dependents: number }
+    const changesOf = new Map<string, FamilyChanges['transactions'][number][]>()
+    if (delivery.kind === 'full') {
+      totals = await countEnrolled(tx, cp.id)
+      families = allFamilies(tx, cp.id)
+    } else {
+      const transactions = await tx
+        .selectFrom('member_transactions')
+        .select(['id', 'kind', 'member_id', 'subscriber_id', 'qualifying_life_event_id'])
+        .where('file_delivery_id', '=', delivery.id)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute()
+      for (const t of transactions) changesOf.set(t.subscriber_id, [...(changesOf.get(t.subscriber_id) ?? []), t])
+      const loaded = await loadFamilies(tx, cp.id, [...changesOf.keys()])
+      families = (async function* () {
+        yield* loaded
+      })()
+      totals = { subscribers: 0, dependents: 0 }
+    }
+    // An 834 has no insurance line code for accident, critical illness or hospital indemnity
+    // plans: those reach the carrier outside the file, so they are neither written nor recorded.
+    const sendable = (family: LoadedFamily): LoadedFamily =>
+      delivery.channel === 'edi' ? { ...family, coverages: family.coverages.filter((c) => PRODUCT_LINES_ON_834.includes(c.product_line)) } : family
+    const membersOf = (loaded: LoadedFamily): Edi834Member[] => {
+      const family = sendable(loaded)
+      return delivery.kind === 'full'
+        ? fullFileMembers(family, deps.ssn, cp.carrier_group_number, written)
+        : changeFileMembers(family, { transactions: changesOf.get(family.subscriber.id) ?? [] }, deps.ssn, cp.carrier_group_number, today, written)
+    }
+
+    let memberCount = 0
+    if (delivery.channel === 'edi') {
+      // A change file's totals are known only once its members are composed: compose them first
+      // (a change file is small); a full file streams.
+      let members: AsyncIterable<Edi834Member> | Edi834Member[]
+      if (delivery.kind === 'change') {
+        const composed: Edi834Member[] = []
+        for await (const family of families) composed.push(...membersOf(family))
+        totals = { subscribers: composed.filter((m) => m.subscriber).length, dependents: composed.filter((m) => !m.subscriber).length }
+        members = composed
+      } else {
+        members = (async function* () {
+          for await (const family of families) yield* membersOf(family)
+        })()
+      }
+      const header: Edi834Header = {
+        reference: delivery.id.replace(/-/g, '').slice(0, 30),
+        action: delivery.kind === 'full' ? 'replace' : 'change',
+        masterPolicyNumber: cp.carrier_group_number,
+        effectiveDate: delivery.kind === 'full' ? cp.coverage_start_date : today,
+        totals,
+        sponsor: { name: group.organization_name, fein: group.fein, groupExternalIdentifier: group.external_identifier },
+        payer: { name: carrier?.display_name ?? cp.carrier_name, carrierName: cp.carrier_name },
+        brokers: producers.map((p) => ({ name: [p.first_name, p.last_name].filter(Boolean).join(' '), nationalProducerNumber: p.national_producer_number })),
+      }
+      const envelope = {
+        senderQualifier: deps.settings.ediSenderQualifier,
+        senderId: deps.settings.ediSenderId,
+        receiverQualifier: 'ZZ',
+        receiverId: cp.carrier_name.toUpperCase().slice(0, 15),
+        applicationSenderCode: deps.settings.ediSenderId,
+        applicationReceiverCode: cp.carrier_name.toUpperCase().slice(0, 15),
+        interchangeControlNumber: controlNumber,
+        usage: carrier?.sandbox ? ('T' as const) : ('P' as const),
+        createdAt: now,
+      }
+      for await (const chunk of write834(envelope, header, members)) await out.write(chunk)
+      memberCount = totals.subscribers + totals.dependents
+    } else {
+      // An api carrier receives a JSON document of the same members (see docs/decisions.md).
+      await out.write(`{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`)
+      let first = true
+      for await (const family of families) {
+        for (const member of membersOf(family)) {
+          await out.write((first ? '' : ',') + JSON.stringify(member))
+          first = false
+          memberCount++
+        }
+      }
+      await out.write(']}')
+    }
+    await out.flush()
+
+    for (let start = 0; start < written.length; start += 1000) {
+      await tx
+        .insertInto('coverage_transmissions')
+        .values(
+          written.slice(start, start + 1000).map((w) => ({
+            id: uuidv7(),
+            account_id: delivery.account_id,
+            coverage_period_id: cp.id,
+            member_id: w.memberId,
+            plan_id: w.planId,
+            file_delivery_id: delivery.id,
+            transaction_id: w.transactionId,
+            maintenance: w.maintenance,
+            start_date: w.startDate,
+            end_date: w.endDate,
+            created_at: now,
+          })),
+        )
+        .execute()
+    }
+    await tx
+      .updateTable('file_deliveries')
+      .set({ byte_size: out.bytes, sha256: out.hash.digest('hex'), member_count: memberCount, updated_at: now })
+      .where('id', '=', delivery.id)
+      .execute()
+    await enqueueJob(tx, SEND_FILE_JOB, { file_delivery_id: delivery.id })
+  })
+}

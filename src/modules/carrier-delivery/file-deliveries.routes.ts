@@ -1,0 +1,179 @@
+import { Readable } from 'node:stream'
+import type { TSchema } from 'typebox'
+import type { Db } from '../../db/schema.js'
+import type { App } from '../../http/app-types.js'
+import { requireActor } from '../../http/guard.js'
+import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
+import { IdParams, problemResponses } from '../../http/schemas.js'
+import { accountScopeOf } from '../../lib/actor.js'
+import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
+import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
+import { memberNotFound } from '../members/members.errors.js'
+import { findMember } from '../members/members.repo.js'
+import { fileContentNotReady, fileDeliveryNotFound } from './file-deliveries.errors.js'
+import * as repo from './file-deliveries.repo.js'
+import {
+  CoveragePeriodTransmissionsQuery,
+  CoverageTransmissionList,
+  FileContentResponse,
+  FileDeliveriesQuery,
+  FileDeliveryList,
+  FileDeliveryResponse,
+  MemberTransmissionsQuery,
+} from './file-deliveries.schema.js'
+
+const MEDIA_TYPES = { edi: 'application/edi-x12', api: 'application/json' } as const
+
+/**
+ * `attachment; filename="..."` that survives any file name: quotes, backslashes, control and
+ * non-ASCII characters become `_` in the quoted form, and the exact name then also goes in
+ * RFC 6266's `filename*` for clients that read it.
+ */
+export function contentDisposition(fileName: string): string {
+  const plain = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  if (plain === fileName) return `attachment; filename="${fileName}"`
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encoded}`
+}
+
+/**
+ * Reads of what was sent to carriers. No service layer: each use case is one scoped lookup (404
+ * outside the actor's account) and one read.
+ */
+export function fileDeliveriesRoutes(app: App, db: Db): void {
+  const tags = ['Carrier delivery']
+
+  app.get(
+    '/coverage_periods/:id/file_deliveries',
+    {
+      config: { auth: 'any' },
+      schema: {
+        operationId: 'listFileDeliveries',
+        summary: 'List the files sent to the carrier for a coverage period',
+        description:
+          'Newest first: the full file sent on installation and every change file after it (834 files for EDI carriers, ' +
+          'submissions for API carriers), with their status, size and checksum.',
+        tags,
+        params: IdParams,
+        querystring: FileDeliveriesQuery,
+        response: { 200: FileDeliveryList, ...problemResponses('validation_failed', 'coverage_period_not_found') },
+      },
+    },
+    async (request, reply) => {
+      const coveragePeriod = await findCoveragePeriod(db, accountScopeOf(requireActor(request)), request.params.id)
+      if (!coveragePeriod) throw coveragePeriodNotFound()
+      const pageReq = pageRequest(request.query)
+      const { items, total } = await repo.listFileDeliveries(db, coveragePeriod.id, pageReq)
+      setPaginationHeaders(request, reply, pageReq, total)
+      return { file_deliveries: items }
+    },
+  )
+
+  app.get(
+    '/file_deliveries/:id',
+    {
+      config: { auth: 'any' },
+      schema: {
+        operationId: 'getFileDelivery',
+        summary: 'Get a file delivery',
+        tags,
+        params: IdParams,
+        response: { 200: FileDeliveryResponse, ...problemResponses('file_delivery_not_found') },
+      },
+    },
+    async (request) => {
+      const delivery = await repo.findFileDelivery(db, accountScopeOf(requireActor(request)), request.params.id)
+      if (!delivery) throw fileDeliveryNotFound()
+      return { file_delivery: delivery }
+    },
+  )
+
+  app.get(
+    '/file_deliveries/:id/content',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'getFileDeliveryContent',
+        summary: 'Download the file sent (operators)',
+        description:
+          'The file exactly as sent: `application/edi-x12` for an 834 file (channel edi), `application/json` for an API ' +
+          'submission (channel api), as an attachment named file_name, streamed. The content exists once the file is written ' +
+          'completely (its byte_size is set), which may be before it is sent: a delivery still pending or failed can be ' +
+          'downloaded. Before that: 409 file_content_not_ready. The file holds personal data (SSNs in clear, as the carrier ' +
+          'needs them), so the answer carries `Cache-Control: no-store`.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        response: {
+          // Declared as raw content per media type, as problemResponses does for problems.
+          200: FileContentResponse as unknown as TSchema,
+          ...problemResponses('forbidden', 'file_delivery_not_found', 'file_content_not_ready'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await repo.findFileContentHeader(db, accountScopeOf(requireActor(request)), request.params.id)
+      if (!file) throw fileDeliveryNotFound()
+      // byte_size is written with the last chunk: without it the chunks may still be incomplete.
+      if (file.byte_size === null) throw fileContentNotReady()
+      return reply
+        .header('Content-Type', MEDIA_TYPES[file.channel])
+        .header('Content-Length', String(file.byte_size))
+        .header('Content-Disposition', contentDisposition(file.file_name))
+        .header('Cache-Control', 'no-store')
+        .send(Readable.from(repo.fileChunks(db, file.id)))
+    },
+  )
+
+  app.get(
+    '/members/:id/coverage_transmissions',
+    {
+      config: { auth: 'any' },
+      schema: {
+        operationId: 'listMemberCoverageTransmissions',
+        summary: "List what was sent to carriers about a member's coverage",
+        description:
+          "Newest first: one entry per plan coverage of the member (subscriber or dependent) in each file sent, with the file's " +
+          'sent_at (null while it is not sent) and status.',
+        tags,
+        params: IdParams,
+        querystring: MemberTransmissionsQuery,
+        response: { 200: CoverageTransmissionList, ...problemResponses('validation_failed', 'member_not_found') },
+      },
+    },
+    async (request, reply) => {
+      const member = await findMember(db, accountScopeOf(requireActor(request)), request.params.id)
+      if (!member) throw memberNotFound()
+      const pageReq = pageRequest(request.query)
+      const { items, total } = await repo.listCoverageTransmissions(db, { memberId: member.id }, pageReq)
+      setPaginationHeaders(request, reply, pageReq, total)
+      return { coverage_transmissions: items }
+    },
+  )
+
+  app.get(
+    '/coverage_periods/:id/coverage_transmissions',
+    {
+      config: { auth: 'any' },
+      schema: {
+        operationId: 'listCoveragePeriodCoverageTransmissions',
+        summary: 'List what was sent to the carrier about the coverage of a coverage period',
+        description:
+          'Newest first; `member_id` and `plan_id` narrow the list. Each entry is one member\'s coverage in one plan as one ' +
+          "file sent it, with the file's sent_at (null while it is not sent) and status.",
+        tags,
+        params: IdParams,
+        querystring: CoveragePeriodTransmissionsQuery,
+        response: { 200: CoverageTransmissionList, ...problemResponses('validation_failed', 'coverage_period_not_found') },
+      },
+    },
+    async (request, reply) => {
+      const coveragePeriod = await findCoveragePeriod(db, accountScopeOf(requireActor(request)), request.params.id)
+      if (!coveragePeriod) throw coveragePeriodNotFound()
+      const pageReq = pageRequest(request.query)
+      const filters = { coveragePeriodId: coveragePeriod.id, memberId: request.query.member_id, planId: request.query.plan_id }
+      const { items, total } = await repo.listCoverageTransmissions(db, filters, pageReq)
+      setPaginationHeaders(request, reply, pageReq, total)
+      return { coverage_transmissions: items }
+    },
+  )
+}

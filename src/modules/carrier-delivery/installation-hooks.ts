@@ -1,0 +1,17 @@
+import type { InstallationHooks } from '../work-orders/work-order-transitions.service.js'
+import { openDelivery } from './deliveries.js'
+
+/**
+ * What the carrier side does when the operations team moves a work order: on submission the
+ * group goes to the carrier in full (an 834 replace file for edi carriers, a JSON document for
+ * api carriers; a manual carrier gets it outside the service). Completion needs nothing more
+ * here: the work order already moved the group to member management, and the next member
+ * change becomes the first transaction.
+ */
+export const CARRIER_INSTALLATION_HOOKS: InstallationHooks = {
+  async submitted(tx, { carrier, coveragePeriod, now }) {
+    if (!carrier || carrier.distribution_format === 'manual') return
+    await openDelivery(tx, coveragePeriod, 'full', carrier.distribution_format, now)
+  },
+  async completed() {},
+}

@@ -1,0 +1,84 @@
+import type { Db } from '../../db/schema.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { SANDBOX_CARRIER_JOB } from './carrier-jobs.js'
+import { CarrierConnectionError, type CarrierConnections } from './carrier-connections.js'
+import { fileChunks } from './file-deliveries.repo.js'
+import { messageOf } from './transports/file-transport.js'
+
+export interface SendDeps {
+  db: Db
+  carriers: CarrierCatalog
+  connections: CarrierConnections
+  sandboxDelayMs: number
+}
+
+/** A failure worth another attempt (a broken transfer, a carrier answering 5xx). */
+const isRetryable = (error: unknown) => (error as { retryable?: unknown }).retryable === true
+
+async function contentText(db: Db, deliveryId: string): Promise<string> {
+  const parts: Buffer[] = []
+  for await (const chunk of fileChunks(db, deliveryId)) parts.push(chunk)
+  return Buffer.concat(parts).toString('utf8')
+}
+
+/**
+ * Sends a built delivery through the carrier's transport (edi) or API (api), then, in one
+ * transaction: the delivery is sent, its transactions submitted, the families' statuses follow,
+ * and a sandbox carrier is asked to act on what it received. A failure is recorded on the
+ * delivery; a retryable one is thrown again so the job runs later (the transport makes the retry
+ * safe), until the last attempt marks the delivery failed.
+ */
+export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attempt: number, maxAttempts: number): Promise<void> {
+  const { db } = deps
+  const delivery = await db.selectFrom('file_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst()
+  if (!delivery || delivery.status !== 'pending') return
+  if (delivery.sha256 === null || delivery.byte_size === null) throw new Error(`File delivery ${deliveryId} is not built yet`)
+  const carrier = deps.carriers.find(delivery.carrier_name)
+  let destination: string
+  try {
+    if (!carrier) throw new CarrierConnectionError(`carrier ${delivery.carrier_name} is no longer configured`)
+    if (delivery.channel === 'edi') {
+      const transport = deps.connections.fileTransport(carrier)
+      destination = transport.describe()
+      await transport.deliver(delivery.file_name, () => fileChunks(db, delivery.id), { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
+    } else {
+      const api = deps.connections.api(carrier)
+      destination = api.describe()
+      // The delivery id is the idempotency key: a retry after a lost answer is applied once.
+      await api.submit(`/enrollments`, JSON.parse(await contentText(db, delivery.id)), delivery.id)
+    }
+  } catch (error) {
+    const final = !isRetryable(error) || attempt >= maxAttempts
+    await db
+      .updateTable('file_deliveries')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: messageOf(error).slice(0, 1000), status: final ? 'failed' : 'pending', updated_at: new Date() }))
+      .where('id', '=', delivery.id)
+      .execute()
+    if (final) return
+    throw error
+  }
+
+  const now = new Date()
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable('file_deliveries')
+      .set((eb) => ({ status: 'sent', sent_at: now, destination, attempts: eb('attempts', '+', 1), last_error: null, updated_at: now }))
+      .where('id', '=', delivery.id)
+      .execute()
+    const submitted = await tx
+      .updateTable('member_transactions')
+      .set({ status: 'submitted', submitted_at: now, updated_at: now })
+      .where('file_delivery_id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .returning(['subscriber_id', 'coverage_period_id'])
+      .execute()
+    await refreshFamilyStatuses(tx, submitted.map((row) => ({ subscriberId: row.subscriber_id, coveragePeriodId: row.coverage_period_id })), now)
+    if (carrier?.sandbox) {
+      // A sandbox carrier installs the group it was sent in full, and answers changes with a census.
+      const action = delivery.kind === 'full' ? 'install' : 'census'
+      await enqueueJob(tx, SANDBOX_CARRIER_JOB, { action, coverage_period_id: delivery.coverage_period_id }, { runAt: new Date(now.getTime() + deps.sandboxDelayMs) })
+    }
+  })
+}

@@ -1,0 +1,96 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import {
+  assertValidFileName,
+  FileDeliveryError,
+  messageOf,
+  partNameOf,
+  verifiedContent,
+  type ExpectedContent,
+  type FileTransport,
+} from './file-transport.js'
+
+/**
+ * Writes files into a local directory: a share the carrier collects from, a mount synchronised to
+ * it, or development. Keeps the FileTransport contract with a local rename, which is atomic on one
+ * file system (the `.part` lives next to the final name for that reason).
+ */
+export class DirectoryTransport implements FileTransport {
+  constructor(readonly directory: string) {}
+
+  describe(): string {
+    return `directory ${this.directory}`
+  }
+
+  async deliver(
+    fileName: string,
+    content: () => AsyncIterable<Buffer | string>,
+    expected: ExpectedContent,
+  ): Promise<{ alreadyDelivered: boolean }> {
+    assertValidFileName(fileName)
+    const finalPath = join(this.directory, fileName)
+    const partPath = join(this.directory, partNameOf(fileName))
+    try {
+      await mkdir(this.directory, { recursive: true })
+      const existing = await compareExisting(finalPath, expected)
+      if (existing === 'same') return { alreadyDelivered: true }
+      if (existing === 'different') {
+        throw new FileDeliveryError('destination_conflict', `${fileName} already exists in ${this.directory} with other content; it was not replaced`)
+      }
+      await writePart(partPath, content, expected)
+      await rename(partPath, finalPath)
+      await syncDirectory(this.directory)
+      return { alreadyDelivered: false }
+    } catch (error) {
+      if (error instanceof FileDeliveryError) throw error
+      throw new FileDeliveryError('transfer_failed', `Writing ${fileName} to ${this.directory} failed: ${messageOf(error)}`, { cause: error })
+    }
+  }
+}
+
+/** Streams the content into `.part` (truncating a leftover) and makes it durable before the rename. */
+async function writePart(partPath: string, content: () => AsyncIterable<Buffer | string>, expected: ExpectedContent): Promise<void> {
+  try {
+    // flush: fsync before the descriptor closes, and the pipeline settles only after that close.
+    // Without it a crash after the rename could leave the final name on a short file, which the
+    // carrier would then collect. (FileHandle streams with autoClose off cannot be used for this:
+    // the handle then never closes.)
+    await pipeline(content(), verifiedContent(expected), createWriteStream(partPath, { flags: 'w', flush: true }))
+  } catch (error) {
+    // A failed attempt's .part would be overwritten by the retry anyway; removing it keeps the
+    // directory the carrier browses free of debris when no retry comes.
+    await rm(partPath, { force: true }).catch(() => undefined)
+    throw error
+  }
+}
+
+async function compareExisting(path: string, expected: ExpectedContent): Promise<'absent' | 'same' | 'different'> {
+  let stats
+  try {
+    stats = await lstat(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent'
+    throw error
+  }
+  if (!stats.isFile() || stats.size !== expected.bytes) return 'different'
+  // Reading the file back is cheap locally, so a same-sized different file is not mistaken for ours.
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+  return hash.digest('hex') === expected.sha256.toLowerCase() ? 'same' : 'different'
+}
+
+/** Makes the rename itself durable (the directory entry), where the platform allows it. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle
+  try {
+    handle = await open(directory, 'r')
+    await handle.sync()
+  } catch {
+    // Some file systems and platforms cannot fsync a directory; the rename has happened either way.
+  } finally {
+    await handle?.close()
+  }
+}
