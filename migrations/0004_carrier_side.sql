@@ -14,7 +14,8 @@ CREATE TABLE member_transactions (
   group_id                 uuid NOT NULL REFERENCES groups (id),
   subscriber_id            uuid NOT NULL REFERENCES members (id),
   member_id                uuid NOT NULL REFERENCES members (id),
-  kind                     text NOT NULL CHECK (kind IN ('subscriber_created', 'subscriber_updated', 'dependent_created',
+  -- `installation`: the family's place in the full file sent when the work order was submitted.
+  kind                     text NOT NULL CHECK (kind IN ('installation', 'subscriber_created', 'subscriber_updated', 'dependent_created',
                                                          'dependent_updated', 'qualifying_life_event')),
   qualifying_life_event_id uuid REFERENCES qualifying_life_events (id),
   status                   text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'submitted', 'synced', 'errors')),

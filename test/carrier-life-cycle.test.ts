@@ -130,6 +130,7 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
       ['full', 'sent'],
     ])
     expect(after[0].transaction_count).toBe(1)
+    expect(after[1].transaction_count).toBe(3)
     if (carrierName === 'sandbox_edi') {
       const change = await call(t.app, operator, 'GET', `/file_deliveries/${after[0].id}/content`)
       expectValid834(change.body)
@@ -151,7 +152,9 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
       .map((e) => (e.payload as { data: { subscriber_id: string; status: string } }).data)
       .filter((data) => data.subscriber_id === subscriberId)
       .map((data) => data.status)
-    expect(statuses).toEqual(['submitted', 'synced'])
+    // Installation: submitted with the full file, errors once the census showed the address; then
+    // the change: pending, submitted, synced.
+    expect(statuses).toEqual(['submitted', 'errors', 'pending', 'submitted', 'synced'])
     expect(events.filter((e) => e.event_type === 'census_request.completed')).toHaveLength(2)
     for (const event of events) expect(JSON.stringify(event.payload)).not.toMatch(/1985-06-15|Elm St|Jane/)
   })

@@ -33,7 +33,32 @@ describe('loadConfig', () => {
       webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, secretOverlapSeconds: 86_400, concurrency: 16 },
       logLevel: 'info',
       trustProxy: false,
+      carrierSide: {
+        outboundDirectory: './data/outbound',
+        transactionBatchDelayMs: 5000,
+        sandboxDelayMs: 10_000,
+        ediSenderQualifier: 'ZZ',
+        ediSenderId: 'ENROLLSYNC',
+        secrets: {},
+      },
+      censusBodyLimitBytes: 256 * 1024 * 1024,
     })
+  })
+
+  it('when the carrier variables are set, then they are parsed, and secrets named by carriers are read from the same environment', () => {
+    const config = loadConfig({
+      DATA_DIR: '/srv/es',
+      TRANSACTION_BATCH_DELAY_MS: '250',
+      SANDBOX_CARRIER_DELAY_MS: '0',
+      EDI_SENDER_ID: 'ACMEBEN',
+      EDI_SENDER_QUALIFIER: '30',
+      ACME_SFTP_PASSWORD: 'not-in-the-file',
+    })
+    expect(config.carrierSide).toMatchObject({ outboundDirectory: '/srv/es/outbound', transactionBatchDelayMs: 250, sandboxDelayMs: 0, ediSenderId: 'ACMEBEN', ediSenderQualifier: '30' })
+    expect(config.carrierSide.secrets.ACME_SFTP_PASSWORD).toBe('not-in-the-file')
+    expect(loadConfig({ OUTBOUND_DIR: '/mnt/out' }).carrierSide.outboundDirectory).toBe('/mnt/out')
+    expect(() => loadConfig({ EDI_SENDER_ID: 'WAY-TOO-LONG-FOR-ISA06' })).toThrow(/EDI_SENDER_ID/)
+    expect(() => loadConfig({ TRANSACTION_BATCH_DELAY_MS: '1.5' })).toThrow(/TRANSACTION_BATCH_DELAY_MS/)
   })
 
   it('when the webhook variables are set, then they are parsed', () => {

@@ -346,7 +346,7 @@ export interface WatcherDeliveryAttemptsTable {
 }
 
 export type TransactionStatus = 'pending' | 'submitted' | 'synced' | 'errors'
-export type TransactionKind = 'subscriber_created' | 'subscriber_updated' | 'dependent_created' | 'dependent_updated' | 'qualifying_life_event'
+export type TransactionKind = 'installation' | 'subscriber_created' | 'subscriber_updated' | 'dependent_created' | 'dependent_updated' | 'qualifying_life_event'
 
 export interface MemberTransactionsTable {
   id: string

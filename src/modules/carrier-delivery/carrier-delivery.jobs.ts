@@ -3,6 +3,7 @@ import { defineJob, type JobDefinition } from '../../jobs/job-definition.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { createCensusService } from '../census/census.service.js'
+import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
 import { createSandboxCarrier } from '../sandbox-carriers/sandbox-carrier.js'
 import { createWorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
 import { CarrierConnections } from './carrier-connections.js'
@@ -32,7 +33,25 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
   const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census })
 
   return [
-    defineJob({ ...BUILD_FILE_JOB, handle: async (payload) => buildFileDelivery(deps, payload.file_delivery_id) }),
+    defineJob({
+      ...BUILD_FILE_JOB,
+      handle: async (payload, context) => {
+        try {
+          await buildFileDelivery(deps, payload.file_delivery_id)
+        } catch (error) {
+          // Data the writer refuses will be refused again: fail the delivery now, with the reason
+          // (codes and positions only, never member data), instead of retrying.
+          const final = error instanceof Edi834WriteError || context.attempt >= BUILD_FILE_JOB.maxAttempts
+          if (!final) throw error
+          await db
+            .updateTable('file_deliveries')
+            .set({ status: 'failed', last_error: `The file could not be built: ${(error as Error).message}`.slice(0, 1000), updated_at: new Date() })
+            .where('id', '=', payload.file_delivery_id)
+            .execute()
+          context.log.error({ err: error, fileDeliveryId: payload.file_delivery_id }, 'carrier file could not be built')
+        }
+      },
+    }),
     defineJob({
       ...SEND_FILE_JOB,
       backoffMs: sendBackoffMs,

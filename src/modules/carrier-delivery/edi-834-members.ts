@@ -166,7 +166,7 @@ export function changeFileMembers(family: LoadedFamily, changes: FamilyChanges, 
       }
     } else if (transaction.kind === 'subscriber_updated' || transaction.kind === 'dependent_updated') {
       touch(transaction.member_id, 'change', 'identifying_data')
-    } else {
+    } else if (transaction.kind === 'qualifying_life_event') {
       const eventCoverages = family.coverages.filter((c) => c.qualifying_life_event_id === transaction.qualifying_life_event_id)
       const reason = reasonOfEvent(eventCoverages[0]?.event ?? family.latestEvent?.event ?? '')
       touch(family.subscriber.id, 'change', reason)
@@ -176,6 +176,9 @@ export function changeFileMembers(family: LoadedFamily, changes: FamilyChanges, 
       }
     }
   }
+  // A dependent's loop follows its subscriber's: a change to dependents alone carries the
+  // subscriber as an unchanged member (001, no reason given, no coverage loops).
+  if (byMember.size > 0 && !byMember.has(family.subscriber.id)) touch(family.subscriber.id, 'change', 'no_reason')
   const members: Edi834Member[] = []
   for (const member of [family.subscriber, ...family.dependents]) {
     const entry = byMember.get(member.id)

@@ -286,13 +286,14 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       }
       try {
         const row = await db.transaction().execute(async (tx) => {
+          // Recorded first: the family's status it sets is part of the answer.
+          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
           const updated = await repo.updateMember(tx, current.id, {
             ...subscriberColumns(input),
             ...sealedColumns(ssn, input.social_security_number),
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'subscriber.updated', 'subscriber', [current.id])
-          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
           return updated
         })
         return presentSubscriber(viewOf(row), dependents.map(viewOf))
@@ -345,13 +346,13 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       if (await repo.dependentIdentifierTaken(db, current.subscriber_id!, input.external_identifier, current.id)) throw duplicateDependent()
       try {
         const row = await db.transaction().execute(async (tx) => {
+          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.subscriber_id!, memberId: current.id, kind: 'dependent_updated' }], new Date())
           const updated = await repo.updateMember(tx, current.id, {
             ...dependentColumns(input),
             ...sealedColumns(ssn, input.social_security_number),
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'dependent.updated', 'dependent', [current.id])
-          await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.subscriber_id!, memberId: current.id, kind: 'dependent_updated' }], new Date())
           return updated
         })
         return presentDependent(viewOf(row))

@@ -111,7 +111,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
       DELETE FROM sandbox_carrier_differences d
        WHERE d.coverage_period_id = ${cp.id}
          AND EXISTS (SELECT 1 FROM member_transactions t
-                      WHERE t.coverage_period_id = d.coverage_period_id AND t.status = 'submitted'
+                      WHERE t.coverage_period_id = d.coverage_period_id AND t.status = 'submitted' AND t.kind <> 'installation'
                         AND (t.member_id = d.member_id OR (t.kind = 'qualifying_life_event' AND t.subscriber_id = d.member_id)))`.execute(db)
     const families = await allFamilies(db, cp.id)
     const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()

@@ -1,0 +1,137 @@
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWorkers, type Workers } from '../src/main/workers.js'
+import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
+import { installThroughApi, settle, type ApiInstallation } from './helpers/carrier-side.js'
+import { expectValid834 } from './helpers/edi-834-assertions.js'
+import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
+import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type IsolatedDatabase } from './helpers/webhooks.js'
+
+/**
+ * The member management phase with a real (non-sandbox) edi carrier: every change becomes a
+ * transaction, changes travel together in one change file, and nothing is recorded before the
+ * group is installed.
+ */
+let isolated: IsolatedDatabase
+let t: TestApp
+let workers: Workers
+let operator: Credential
+
+beforeAll(async () => {
+  isolated = await openIsolatedDatabase()
+  const settings = testCarrierSettings()
+  t = await startTestApp({ database: isolated.handle, carrierSide: settings })
+  workers = createWorkers({
+    db: isolated.handle.db,
+    log: pino({ level: 'silent' }),
+    worker: { concurrency: 2, pollMs: 20 },
+    staleAfterMs: 300_000,
+    webhooks: testWebhookSettings(),
+    housekeeping: false,
+    carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog(), settings },
+  })
+  operator = await t.newOperator()
+})
+afterAll(async () => {
+  await t?.close()
+  await isolated?.close()
+})
+
+const transactionsOf = (coveragePeriodId: string) =>
+  t.db.selectFrom('member_transactions').select(['kind', 'status', 'member_id', 'file_delivery_id']).where('coverage_period_id', '=', coveragePeriodId).orderBy('created_at').orderBy('id').execute()
+
+async function installed(partner: Credential): Promise<ApiInstallation> {
+  const install = await installThroughApi(t, partner, 'aetna', 2)
+  for (const status of ['in_progress', 'submitted']) {
+    expect((await call(t.app, operator, 'POST', `/work_orders/${install.workOrderId}/transitions`, { status, message: status })).statusCode).toBe(200)
+  }
+  await settle(workers)
+  const done = await call(t.app, operator, 'POST', `/work_orders/${install.workOrderId}/transitions`, { status: 'completed', message: 'Installed.', carrier_group_number: 'AET-77' })
+  expect(done.statusCode, done.body).toBe(200)
+  return install
+}
+
+describe('member management', () => {
+  it('when the group is still being installed, then a member change records no transaction', async () => {
+    const partner = await t.newPartner()
+    const install = await installThroughApi(t, partner, 'aetna', 1)
+    const res = await call(t.app, partner, 'POST', `/subscribers/${install.families[0]!.subscriberId}/dependents`, {
+      dependent: { external_identifier: 'late-child', first_name: 'Kim', last_name: 'Doe1', birth_date: '2020-01-01', gender: 'female', subscriber_relationship: 'child' },
+    })
+    expect(res.statusCode, res.body).toBe(201)
+    expect(await transactionsOf(install.coveragePeriodId)).toEqual([])
+  })
+
+  it('when members change after installation, then each change is a transaction and they travel together in one change file', async () => {
+    const partner = await t.newPartner()
+    const install = await installed(partner)
+    const installation = await transactionsOf(install.coveragePeriodId)
+    expect(installation.map((row) => [row.kind, row.status])).toEqual([
+      ['installation', 'submitted'],
+      ['installation', 'submitted'],
+    ])
+    const family = install.families[0]!
+
+    // A new hire with a spouse, a new child of an existing family, and a marriage (any event type now).
+    const created = await call(t.app, partner, 'POST', `/groups/${install.groupId}/subscribers`, {
+      subscriber: {
+        external_identifier: 'emp-new',
+        location_id: (await call(t.app, partner, 'GET', `/groups/${install.groupId}`)).json().group.locations[0].id,
+        first_name: 'Noor',
+        last_name: 'Newhire',
+        birth_date: '1990-01-01',
+        gender: 'female',
+        social_security_number: '223456789',
+        residential_address: { address_line_1: '1 New St', city: 'Springfield', state: 'IL', zip: '62701' },
+        employment_details: { start_date: '2027-02-01', status: 'full_time' },
+        dependents: [{ external_identifier: 'emp-new-spouse', first_name: 'Omar', last_name: 'Newhire', birth_date: '1989-01-01', gender: 'male', subscriber_relationship: 'spouse' }],
+      },
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json().subscriber.status).toBe('pending')
+    const child = await call(t.app, partner, 'POST', `/subscribers/${family.subscriberId}/dependents`, {
+      dependent: { external_identifier: 'baby', first_name: 'Ivy', last_name: 'Doe1', birth_date: '2026-03-01', gender: 'female', subscriber_relationship: 'child' },
+    })
+    expect(child.statusCode, child.body).toBe(201)
+    const marriage = await call(t.app, partner, 'POST', `/subscribers/${install.families[1]!.subscriberId}/qualifying_life_events`, {
+      qualifying_life_event: {
+        coverage_period_id: install.coveragePeriodId,
+        event: 'marriage',
+        date: '2027-04-01',
+        eligibility_start_date: '2027-04-01',
+        plan_elections: {
+          medical: { type: 'election', plan_id: install.planId, coverages: [{ member_id: install.families[1]!.subscriberId, start_date: '2027-04-01', status: 'employer_sponsored' }] },
+        },
+      },
+    })
+    expect(marriage.statusCode, marriage.body).toBe(201)
+
+    const pending = (await transactionsOf(install.coveragePeriodId)).filter((row) => row.kind !== 'installation')
+    expect(pending.map((row) => [row.kind, row.status])).toEqual([
+      ['subscriber_created', 'pending'],
+      ['dependent_created', 'pending'],
+      ['dependent_created', 'pending'],
+      ['qualifying_life_event', 'pending'],
+    ])
+
+    await settle(workers)
+    const deliveries = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).json().file_deliveries
+    expect(deliveries.map((d: { kind: string; status: string; transaction_count: number }) => [d.kind, d.status, d.transaction_count])).toEqual([
+      ['change', 'sent', 4],
+      ['full', 'sent', 2],
+    ])
+    const file = (await call(t.app, operator, 'GET', `/file_deliveries/${deliveries[0].id}/content`)).body
+    expectValid834(file)
+    expect(file).toContain('BGN*00*')
+    expect(file).toMatch(/INS\*Y\*18\*021\*AI/) // the new hire
+    expect(file).toMatch(/INS\*N\*01\*021\*AI/) // its spouse
+    expect(file).toMatch(/INS\*N\*19\*021\*AI/) // the new child
+    expect(file).toMatch(/INS\*Y\*18\*001\*32/) // the marriage
+    expect(file).toMatch(/INS\*Y\*18\*001\*AI/) // the new child's subscriber, unchanged, ahead of it
+    expect(file).toContain('REF*38*AET-77')
+
+    const after = (await transactionsOf(install.coveragePeriodId)).filter((row) => row.kind !== 'installation')
+    expect(after.every((row) => row.status === 'submitted' && row.file_delivery_id === deliveries[0].id)).toBe(true)
+    expect((await call(t.app, partner, 'GET', `/subscribers/${created.json().subscriber.id}`)).json().subscriber.status).toBe('submitted')
+  })
+})
