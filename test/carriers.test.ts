@@ -21,7 +21,7 @@ function file(content: unknown): string {
 const acme = { name: 'acme_health', display_name: 'Acme Health', distribution_format: 'edi', member_management: true, requires_pcp_for_hmo: true, sandbox: false }
 
 describe('carriers', () => {
-  it('when a partner lists carriers, then the sandbox carriers and real-named ones come with their connection settings', async () => {
+  it('when a partner lists carriers, then the sandbox carriers and real-named ones are there with their connection kinds', async () => {
     const partner = await t.newPartner()
     const res = await call(t.app, partner, 'GET', '/carriers?per_page=100')
     expect(res.statusCode).toBe(200)
@@ -44,10 +44,32 @@ describe('carriers', () => {
     expect(catalog.find('acme_health')?.requires_pcp_for_hmo).toBe(true)
   })
 
+  it('when a carrier has connection settings, then the service uses them but GET /carriers never shows them', async () => {
+    const withSftp = {
+      ...acme,
+      edi_transport: { type: 'sftp', host: 'sftp.acme.example', username: 'enrollsync', password_env: 'ACME_SFTP_PASSWORD', host_key_sha256: 'SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU' },
+      gender_mapping: { '1': 'male', '2': 'female' },
+    }
+    const catalog = new CarrierCatalog(loadCarriers(file([withSftp])))
+    expect(catalog.find('acme_health')?.edi_transport).toMatchObject({ type: 'sftp', host: 'sftp.acme.example' })
+    const app = await startTestApp({ carriers: catalog })
+    try {
+      const partner = await app.newPartner()
+      const listed = await call(app.app, partner, 'GET', '/carriers')
+      expect(listed.json().carriers).toEqual([acme])
+      const one = await call(app.app, partner, 'GET', '/carriers/acme_health')
+      expect(one.body).not.toMatch(/sftp|ACME_SFTP_PASSWORD|gender_mapping/)
+    } finally {
+      await app.close()
+    }
+  })
+
   it('when CARRIERS_FILE is unreadable, malformed or lists a name twice, then the start stops with a message', () => {
     expect(() => loadCarriers(join(dir, 'missing.json'))).toThrow(ConfigError)
     expect(() => loadCarriers(file('{not json'))).toThrow(/could not be read as JSON/)
     expect(() => loadCarriers(file([{ ...acme, distribution_format: 'fax' }]))).toThrow(/not a valid carrier list/)
     expect(() => loadCarriers(file([acme, acme]))).toThrow(/lists carrier acme_health twice/)
+    expect(() => loadCarriers(file([{ ...acme, api_connection: { base_url: 'https://api.acme.example' } }]))).toThrow(/api_connection but distribution_format edi/)
+    expect(() => loadCarriers(file([{ ...acme, edi_transport: { type: 'sftp', host: 'h', username: 'u', password: 'inline secret' } }]))).toThrow(/not a valid carrier list/)
   })
 })

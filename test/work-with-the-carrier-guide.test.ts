@@ -61,7 +61,7 @@ describe('the README guide "Work with the carrier"', () => {
       const res = await sendGuideCommand(t.app, command, variables)
       expect(res.statusCode, `${command.source}\n${res.body}`).toBeLessThan(300)
       answers.push(res.body)
-      if (res.headers['content-type']?.includes('json')) captureCarrierIds(res.json(), variables)
+      if (String(res.headers['content-type'] ?? '').includes('json')) captureCarrierIds(res.json(), variables)
       for (let round = 0; round < 4; round++) await workers.drain()
     }
 

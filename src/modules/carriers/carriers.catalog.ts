@@ -42,6 +42,13 @@ export function loadCarriers(path: string | undefined): readonly CarrierConfig[]
   for (const carrier of parsed) {
     if (names.has(carrier.name)) throw new ConfigError(`CARRIERS_FILE ${path} lists carrier ${carrier.name} twice`)
     names.add(carrier.name)
+    // Settings for the other kind of connection would be silently unused: say so at start.
+    if (carrier.edi_transport && carrier.distribution_format !== 'edi') {
+      throw new ConfigError(`CARRIERS_FILE ${path}: carrier ${carrier.name} has edi_transport but distribution_format ${carrier.distribution_format}`)
+    }
+    if (carrier.api_connection && carrier.distribution_format !== 'api') {
+      throw new ConfigError(`CARRIERS_FILE ${path}: carrier ${carrier.name} has api_connection but distribution_format ${carrier.distribution_format}`)
+    }
   }
   return Object.freeze(parsed.map((carrier) => Object.freeze(carrier)))
 }

@@ -10,6 +10,8 @@ import { enrolledSubscriberPage, loadFamilies, type LoadedFamily } from '../carr
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { Edi834ParseError } from '../edi-834/edi-834.errors.js'
 import { parse834 } from '../edi-834/edi-834.parse.js'
+import { tokenizeX12 } from '../edi-834/x12-tokenize.js'
+import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import { autoResolveErrors, raiseErrors, type FoundDiscrepancy } from '../errors/raise-errors.js'
 import { emitEvent } from '../events/events.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
@@ -31,6 +33,19 @@ function subjectOf(member: ComparableMember | undefined): string | undefined {
   if (!member) return undefined
   const identity = member.carrierMemberId ?? `${member.firstName}|${member.lastName}|${member.birthDate ?? ''}`.toLowerCase()
   return createHash('sha256').update(identity).digest('hex').slice(0, 16)
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Whether an 834's transaction set is closed by its SE. parse834 reads members up to SE or the
+ * end of the text, so a file cut short in transit would otherwise read as a carrier lacking every
+ * member after the cut: errors raised for each of them, their open errors resolved. Only the ISA
+ * is tokenized here (for the separators); the rest is one search, not a second parse.
+ */
+function transactionSetClosed(text: string): boolean {
+  const { separators } = tokenizeX12(text.slice(0, text.indexOf('ISA') + 1024))
+  return new RegExp(`${escapeRegExp(separators.segment)}\\s*SE${escapeRegExp(separators.element)}`).test(text)
 }
 
 async function loadAllFamilies(db: Db, coveragePeriodId: string): Promise<LoadedFamily[]> {
@@ -60,6 +75,9 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
     if (input.subscribers) return { format: 'json', subscribers: input.subscribers, text: JSON.stringify(input.subscribers) }
     try {
       const parsed = parse834(input.x12_834!)
+      if (!transactionSetClosed(input.x12_834!)) {
+        throw censusInputInvalid('The 834 file cannot be read: its transaction set has no SE trailer (the file is cut short).', '/census_request/x12_834')
+      }
       return { format: 'x12_834', subscribers: censusSubscribersFrom834(parsed.members), text: input.x12_834! }
     } catch (error) {
       if (error instanceof Edi834ParseError) throw censusInputInvalid(`The 834 file cannot be read: ${error.message}`, '/census_request/x12_834')
@@ -187,10 +205,25 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         }),
         now,
       )
+      // An open error about an item a matched member's census record does not carry stays open:
+      // the census says nothing about it (see census-members.ts), so it cannot show it is gone.
+      const carriedOf = new Map(result.match.pairs.map((p) => [p.platform.key, carrierSide.carried.get(p.carrier.key)]))
+      const open = await tx
+        .selectFrom('errors')
+        .select(['dedupe_key', 'member_id', 'discrepancy_parameter'])
+        .where('coverage_period_id', '=', cp.id)
+        .where('source', '=', 'reconciliation')
+        .where('status', '<>', 'resolved')
+        .where('dedupe_key', 'is not', null)
+        .where('member_id', 'is not', null)
+        .execute()
+      const uncompared = open
+        .filter((e) => carriedOf.get(e.member_id!)?.has(e.discrepancy_parameter as DiscrepancyParameter) === false)
+        .map((e) => e.dedupe_key!)
       const resolved = await autoResolveErrors(
         tx,
         actor,
-        { coveragePeriodId: cp.id, source: 'reconciliation', keepDedupeKeys: raised.map((r) => r.dedupeKey) },
+        { coveragePeriodId: cp.id, source: 'reconciliation', keepDedupeKeys: [...raised.map((r) => r.dedupeKey), ...uncompared] },
         { message: RECONCILIATION_RESOLUTION, resolvedBy: 'reconciliation' },
         now,
       )

@@ -39,12 +39,21 @@ function ruleKeys(member: ComparableMember): (string | null)[] {
 /**
  * Pairs two groups of members (all subscribers, or the dependents of one matched family). Maps
  * keep it linear: one index of the unmatched platform members per rule, looked up by each
- * unmatched carrier member. Among platform members sharing a key the earliest is taken.
+ * unmatched carrier member. Among platform members sharing a key the earliest is taken, except
+ * a carrier member id: one shared within a side of the group is not used at all.
  */
 function matchGroup(platform: readonly ComparableMember[], carrier: readonly ComparableMember[], pairs: Pair[]): void {
   if (platform.length === 0 || carrier.length === 0) return
   const platformKeys = platform.map(ruleKeys)
   const carrierKeys = carrier.map(ruleKeys)
+  // A carrier id held by two members of one side is no identity (carriers often file a family
+  // under one id): pairing whoever comes first would cross a spouse and a child. The weaker rules
+  // pair them instead.
+  for (const keys of [platformKeys, carrierKeys]) {
+    const holders = new Map<string, number>()
+    for (const memberKeys of keys) if (memberKeys[0]) holders.set(memberKeys[0], (holders.get(memberKeys[0]) ?? 0) + 1)
+    for (const memberKeys of keys) if (memberKeys[0] && holders.get(memberKeys[0])! > 1) memberKeys[0] = null
+  }
   const platformTaken = new Array<boolean>(platform.length).fill(false)
   const carrierTaken = new Array<boolean>(carrier.length).fill(false)
   RULES.forEach((rule, r) => {
