@@ -87,6 +87,19 @@ describe('matching members', () => {
     expect(summary(matchMembers(platform, carrier))).toMatchObject({ platformOnly: ['p1-d'], carrierOnly: ['c1-d'] })
   })
 
+  it('when a carrier files a whole family under one member id, then the id pairs nobody and the family still pairs by name', () => {
+    const spouse = (key: string, subscriberKey: string, patch: Partial<ComparableMember> = {}) =>
+      child(key, subscriberKey, { relationship: 'spouse', firstName: 'John', birthDate: '1984-02-02', ...patch })
+    const platform = [person('p1', { carrierMemberId: 'FAM1' }), spouse('p1-s', 'p1', { carrierMemberId: 'FAM1' }), child('p1-c', 'p1', { carrierMemberId: 'FAM1' })]
+    // The carrier lists the child before the spouse: pairing the first holder of the id would cross them.
+    const carrier = [person('c1', { carrierMemberId: 'FAM1' }), child('c1-c', 'c1', { carrierMemberId: 'FAM1' }), spouse('c1-s', 'c1', { carrierMemberId: 'FAM1' })]
+    expect(summary(matchMembers(platform, carrier)).pairs).toEqual({
+      p1: ['c1', 'carrier_member_id'],
+      'p1-s': ['c1-s', 'name_birth_date_relationship'],
+      'p1-c': ['c1-c', 'name_birth_date_relationship'],
+    })
+  })
+
   it('when two families have children named alike, then each child pairs within its own family', () => {
     const platform = [person('pA', { carrierMemberId: 'A' }), person('pB', { carrierMemberId: 'B', firstName: 'Ann' }), child('pA-1', 'pA'), child('pB-1', 'pB')]
     // The carrier lists family B first and its child before either subscriber.
