@@ -107,6 +107,10 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
     const address = raised.find((e) => e.parameter === 'residential_address')!
     expect(address.member_id).toBe(install.families[0]!.subscriberId)
     expect(address.census_request_id).toBe(census[0].id)
+    // The family's installation transaction is the one the carrier's census contradicts.
+    const installation = await t.db.selectFrom('member_transactions').select(['id', 'status']).where('subscriber_id', '=', install.families[0]!.subscriberId).execute()
+    expect(installation).toEqual([{ id: expect.any(String), status: 'errors' }])
+    expect(address.transaction_ids).toEqual([installation[0]!.id])
     const shown = (await call(t.app, partner, 'GET', `/errors/${address.id}`)).json().error
     expect(shown.census_requests).toMatchObject({ id: census[0].id, status: 'completed' })
     expect(shown.discrepancy.carrier).toMatchObject({ address_line_1: '1 Carrier Records Way' })
