@@ -1,23 +1,21 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWorkers, type Workers } from '../src/main/workers.js'
+import type { Workers } from '../src/main/workers.js'
 import { CarrierCatalog, DEFAULT_CARRIERS } from '../src/modules/carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../src/modules/carriers/carriers.schema.js'
 import { enqueueJob } from '../src/jobs/outbox.js'
 import { SEND_FILE_JOB } from '../src/modules/carrier-delivery/carrier-jobs.js'
-import { installThroughApi, settle } from './helpers/carrier-side.js'
+import { installThroughApi, settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
 import { startSftpServer, type TestSftpServer } from './helpers/sftp-server.js'
-import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
-import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type IsolatedDatabase } from './helpers/webhooks.js'
+import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
  * An 834 file whose transfer breaks mid-way is retried by its job and reaches the carrier exactly
  * once: through a real SFTP server (loopback) that drops the connection after some bytes.
  */
-let isolated: IsolatedDatabase
+let bed: CarrierTestBed
 let t: TestApp
 let workers: Workers
 let server: TestSftpServer
@@ -27,7 +25,6 @@ const PASSWORD_ENV = 'TEST_CARRIER_SFTP_PASSWORD'
 
 beforeAll(async () => {
   server = await startSftpServer()
-  isolated = await openIsolatedDatabase()
   const sftpCarrier: CarrierConfig = {
     name: 'test_sftp',
     display_name: 'Test carrier over SFTP',
@@ -37,23 +34,12 @@ beforeAll(async () => {
     sandbox: false,
     edi_transport: { type: 'sftp', host: server.host, port: server.port, username: server.username, password_env: PASSWORD_ENV, remote_directory: '.', host_key_sha256: server.hostKeySha256 },
   }
-  const carriers = new CarrierCatalog([...DEFAULT_CARRIERS, sftpCarrier])
-  const settings = testCarrierSettings({ secrets: { [PASSWORD_ENV]: server.password } })
-  t = await startTestApp({ database: isolated.handle, carriers, carrierSide: settings })
-  workers = createWorkers({
-    db: isolated.handle.db,
-    log: pino({ level: 'silent' }),
-    worker: { concurrency: 2, pollMs: 20 },
-    staleAfterMs: 300_000,
-    webhooks: testWebhookSettings(),
-    housekeeping: false,
-    carrierSide: { ssn: testSsnProtection(), carriers, settings },
-  })
+  bed = await startCarrierTestBed({ carriers: new CarrierCatalog([...DEFAULT_CARRIERS, sftpCarrier]), settings: { secrets: { [PASSWORD_ENV]: server.password } } })
+  ;({ t, workers } = bed)
   operator = await t.newOperator()
 })
 afterAll(async () => {
-  await t?.close()
-  await isolated?.close()
+  await bed?.close()
   await server?.close()
 })
 

@@ -1,15 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWorkers, type Workers } from '../src/main/workers.js'
-import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
+import type { Workers } from '../src/main/workers.js'
 import type { CarrierSettings } from '../src/modules/carrier-delivery/carrier-settings.js'
-import { installThroughApi, settle } from './helpers/carrier-side.js'
+import { installThroughApi, settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
 import { insertWatcher } from './helpers/error-fixtures.js'
-import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
-import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type IsolatedDatabase } from './helpers/webhooks.js'
+import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
  * The whole carrier side end to end, on both sandbox carriers: the operations team submits the
@@ -17,32 +14,18 @@ import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type Is
  * census holding its deliberate differences, a member change travels as a change delivery, and
  * the next census settles it. Workers are drained by hand so every step is observable.
  */
-let isolated: IsolatedDatabase
+let bed: CarrierTestBed
 let t: TestApp
 let workers: Workers
 let settings: CarrierSettings
 let operator: Credential
 
 beforeAll(async () => {
-  // Its own database: the workers would otherwise act on other test files' work orders.
-  isolated = await openIsolatedDatabase()
-  settings = testCarrierSettings()
-  t = await startTestApp({ database: isolated.handle, carrierSide: settings })
-  workers = createWorkers({
-    db: isolated.handle.db,
-    log: pino({ level: 'silent' }),
-    worker: { concurrency: 2, pollMs: 20 },
-    staleAfterMs: 300_000,
-    webhooks: testWebhookSettings(),
-    housekeeping: false,
-    carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog(), settings },
-  })
+  bed = await startCarrierTestBed()
+  ;({ t, workers, settings } = bed)
   operator = await t.newOperator()
 })
-afterAll(async () => {
-  await t?.close()
-  await isolated?.close()
-})
+afterAll(async () => bed?.close())
 
 const move = (workOrderId: string, status: string) => call(t.app, operator, 'POST', `/work_orders/${workOrderId}/transitions`, { status, message: `moved to ${status}` })
 

@@ -26,7 +26,7 @@ async function recipients(accountIds: readonly string[], since: Date) {
 }
 
 describe('emitEvents', () => {
-  it('when many events are emitted at once, then each reaches the same watchers as one by one', async () => {
+  it('when many events are emitted at once, then each reaches exactly the watchers its account, coverage period and group select, as one by one', async () => {
     const partner = await t.newPartner()
     const other = await t.newPartner()
     const operator = await t.newOperator()

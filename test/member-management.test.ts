@@ -1,41 +1,25 @@
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWorkers, type Workers } from '../src/main/workers.js'
-import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
-import { installThroughApi, settle, type ApiInstallation } from './helpers/carrier-side.js'
+import type { Workers } from '../src/main/workers.js'
+import { installThroughApi, settle, startCarrierTestBed, type ApiInstallation, type CarrierTestBed } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
-import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
-import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type IsolatedDatabase } from './helpers/webhooks.js'
+import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
  * The member management phase with a real (non-sandbox) edi carrier: every change becomes a
  * transaction, changes travel together in one change file, and nothing is recorded before the
  * group is installed.
  */
-let isolated: IsolatedDatabase
+let bed: CarrierTestBed
 let t: TestApp
 let workers: Workers
 let operator: Credential
 
 beforeAll(async () => {
-  isolated = await openIsolatedDatabase()
-  const settings = testCarrierSettings()
-  t = await startTestApp({ database: isolated.handle, carrierSide: settings })
-  workers = createWorkers({
-    db: isolated.handle.db,
-    log: pino({ level: 'silent' }),
-    worker: { concurrency: 2, pollMs: 20 },
-    staleAfterMs: 300_000,
-    webhooks: testWebhookSettings(),
-    housekeeping: false,
-    carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog(), settings },
-  })
+  bed = await startCarrierTestBed()
+  ;({ t, workers } = bed)
   operator = await t.newOperator()
 })
-afterAll(async () => {
-  await t?.close()
-  await isolated?.close()
-})
+afterAll(async () => bed?.close())
 
 const transactionsOf = (coveragePeriodId: string) =>
   t.db.selectFrom('member_transactions').select(['kind', 'status', 'member_id', 'file_delivery_id']).where('coverage_period_id', '=', coveragePeriodId).orderBy('created_at').orderBy('id').execute()

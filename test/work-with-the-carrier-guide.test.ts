@@ -1,11 +1,9 @@
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWorkers, type Workers } from '../src/main/workers.js'
-import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
+import type { Workers } from '../src/main/workers.js'
+import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
 import { captureInstallIds, expand, guideCommands, sendGuideCommand } from './helpers/readme-guide.js'
-import { startTestApp, testSsnProtection, type TestApp } from './helpers/test-app.js'
-import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type IsolatedDatabase } from './helpers/webhooks.js'
+import type { TestApp } from './helpers/test-app.js'
 
 /**
  * The README guide "Work with the carrier", run as written after "Install a group": the operator's
@@ -13,28 +11,15 @@ import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, type Is
  * commands as it would behind `npm start`. The sandbox carrier is given an hour, so the operator's
  * own "completed" is the one that counts, as in the guide.
  */
-let isolated: IsolatedDatabase
+let bed: CarrierTestBed
 let t: TestApp
 let workers: Workers
 
 beforeAll(async () => {
-  isolated = await openIsolatedDatabase()
-  const settings = testCarrierSettings({ sandboxDelayMs: 3_600_000 })
-  t = await startTestApp({ database: isolated.handle, carrierSide: settings })
-  workers = createWorkers({
-    db: isolated.handle.db,
-    log: pino({ level: 'silent' }),
-    worker: { concurrency: 2, pollMs: 20 },
-    staleAfterMs: 300_000,
-    webhooks: testWebhookSettings(),
-    housekeeping: false,
-    carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog(), settings },
-  })
+  bed = await startCarrierTestBed({ settings: { sandboxDelayMs: 3_600_000 } })
+  ;({ t, workers } = bed)
 })
-afterAll(async () => {
-  await t?.close()
-  await isolated?.close()
-})
+afterAll(async () => bed?.close())
 
 /** The ids "Work with the carrier" tells the reader to carry from one answer to the next. */
 // `any`: answers are walked by the names the guide gives; a missing one fails the guide's next command.

@@ -1,6 +1,10 @@
+import pino from 'pino'
 import { expect } from 'vitest'
-import type { Workers } from '../../src/main/workers.js'
-import { call, type Credential, type TestApp } from './test-app.js'
+import { createWorkers, type Workers } from '../../src/main/workers.js'
+import type { CarrierSettings } from '../../src/modules/carrier-delivery/carrier-settings.js'
+import { CarrierCatalog } from '../../src/modules/carriers/carriers.catalog.js'
+import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './test-app.js'
+import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings } from './webhooks.js'
 
 /** A group installed through the API up to complete setup, with the ids a carrier-side test needs. */
 export interface ApiInstallation {
@@ -110,4 +114,41 @@ export async function installThroughApi(t: TestApp, partner: Credential, carrier
 /** Runs the workers until nothing is due, a few rounds (a job may queue another). */
 export async function settle(workers: Workers, rounds = 6): Promise<void> {
   for (let i = 0; i < rounds; i++) await workers.drain()
+}
+
+/** An app and carrier workers over a database of their own, for tests that run carrier jobs. */
+export interface CarrierTestBed {
+  t: TestApp
+  workers: Workers
+  settings: CarrierSettings
+  close(): Promise<void>
+}
+
+/**
+ * Its own database because the workers claim every due job: on a shared database they would act
+ * on other test files' work orders. Workers are not started: tests drain them step by step.
+ */
+export async function startCarrierTestBed(options: { carriers?: CarrierCatalog; settings?: Partial<CarrierSettings> } = {}): Promise<CarrierTestBed> {
+  const isolated = await openIsolatedDatabase()
+  const settings = testCarrierSettings(options.settings)
+  const carriers = options.carriers ?? new CarrierCatalog()
+  const t = await startTestApp({ database: isolated.handle, carriers, carrierSide: settings })
+  const workers = createWorkers({
+    db: isolated.handle.db,
+    log: pino({ level: 'silent' }),
+    worker: { concurrency: 2, pollMs: 20 },
+    staleAfterMs: 300_000,
+    webhooks: testWebhookSettings(),
+    housekeeping: false,
+    carrierSide: { ssn: testSsnProtection(), carriers, settings },
+  })
+  return {
+    t,
+    workers,
+    settings,
+    async close() {
+      await t.close()
+      await isolated.close()
+    },
+  }
 }

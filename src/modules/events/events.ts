@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { Executor } from '../../db/schema.js'
 import { defineJobSpec } from '../../jobs/job-definition.js'
-import { enqueueJob, enqueueJobs } from '../../jobs/outbox.js'
+import { enqueueJobs } from '../../jobs/outbox.js'
 import { uuidv7 } from '../../lib/ids.js'
 
 /** Every event a watcher can subscribe to (api-contract.md section 6). */
@@ -104,43 +104,7 @@ export function webhookSafeData(data: DomainEvent['data']): DomainEvent['data'] 
  * deliveries were queued.
  */
 export async function emitEvent(tx: Executor, event: DomainEvent, now: Date = new Date()): Promise<number> {
-  const data = webhookSafeData(event.data)
-  const watchers = await tx
-    .selectFrom('watchers')
-    .select(['id', 'account_id'])
-    .where((eb) =>
-      eb.or([
-        eb('account_id', '=', event.accountId),
-        eb('account_id', 'in', eb.selectFrom('accounts').select('accounts.id').where('accounts.kind', '=', 'service')),
-      ]),
-    )
-    .where('status', '=', 'active')
-    .where('deleted_at', 'is', null)
-    .where(sql<boolean>`${event.type} = any(event_types)`)
-    .where((eb) => eb.or([eb('coverage_period_id', 'is', null), eb('coverage_period_id', '=', event.coveragePeriodId)]))
-    .where((eb) => eb.or([eb('group_id', 'is', null), eb('group_id', '=', event.groupId)]))
-    .orderBy('id')
-    .execute()
-  if (watchers.length === 0) return 0
-
-  const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), account_id: event.accountId, data }
-  const deliveries = watchers.map((watcher) => ({
-    id: uuidv7(),
-    account_id: watcher.account_id,
-    watcher_id: watcher.id,
-    event_id: payload.id,
-    event_type: event.type,
-    payload: JSON.stringify(payload),
-    next_attempt_at: now,
-    last_status_code: null,
-    last_error: null,
-    delivered_at: null,
-    created_at: now,
-    updated_at: now,
-  }))
-  await tx.insertInto('watcher_deliveries').values(deliveries).execute()
-  for (const delivery of deliveries) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: delivery.id, attempt: 1 }, { runAt: now })
-  return deliveries.length
+  return emitEvents(tx, [event], now)
 }
 
 const DELIVERY_INSERT_BATCH = 1000
@@ -148,7 +112,7 @@ const DELIVERY_INSERT_BATCH = 1000
 /**
  * emitEvent for many events at once (a reconciliation, an installation touching every family):
  * one query finds the watchers that may want any of them, and deliveries and their jobs go in
- * multi-row inserts. The same rules pick each event's watchers as in emitEvent.
+ * multi-row inserts.
  */
 export async function emitEvents(tx: Executor, events: readonly DomainEvent[], now: Date = new Date()): Promise<number> {
   if (events.length === 0) return 0
