@@ -37,6 +37,7 @@ CREATE TABLE carrier_control_numbers (
 
 -- One file (or API submission) sent to the carrier. The content is kept in chunks, written as it
 -- is generated, so a 60 MB file never sits whole in memory and every instance can serve it.
+-- Chunks are sealed like SSNs (AES-256-GCM, `key_id` names the key): the files carry SSNs in clear.
 CREATE TABLE file_deliveries (
   id                         uuid PRIMARY KEY,
   account_id                 uuid NOT NULL REFERENCES accounts (id),
@@ -64,6 +65,7 @@ CREATE INDEX file_deliveries_coverage_period_idx ON file_deliveries (coverage_pe
 CREATE TABLE file_delivery_chunks (
   file_delivery_id uuid NOT NULL REFERENCES file_deliveries (id) ON DELETE CASCADE,
   seq              integer NOT NULL,
+  key_id           text NOT NULL,
   data             bytea NOT NULL,
   PRIMARY KEY (file_delivery_id, seq)
 );

@@ -200,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
-  fileDeliveriesRoutes(app, deps.db)
+  fileDeliveriesRoutes(app, deps.db, deps.ssnProtection)
   censusReadRoutes(app, deps.db)
   // Built here rather than in createServices: they need the SSN keys, which the CLI does not hold.
   censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)

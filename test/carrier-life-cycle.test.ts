@@ -68,6 +68,10 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
     } else {
       expect(JSON.parse(content.body).members).toHaveLength(9)
     }
+    // The file carries the SSNs the carrier needs; the stored copy keeps them sealed.
+    if (carrierName === 'sandbox_edi') expect(content.body).toContain('*34*100011000')
+    const stored = await t.db.selectFrom('file_delivery_chunks').select('data').where('file_delivery_id', '=', full.id).execute()
+    expect(Buffer.concat(stored.map((row) => row.data)).toString('latin1')).not.toContain('100011000')
     const transmissions = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/coverage_transmissions?per_page=100`)).json().coverage_transmissions
     expect(transmissions).toHaveLength(9)
 

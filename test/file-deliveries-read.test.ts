@@ -6,7 +6,7 @@ import { contentDisposition } from '../src/modules/carrier-delivery/file-deliver
 import { CoverageTransmissionSchema, FileDeliverySchema } from '../src/modules/carrier-delivery/file-deliveries.schema.js'
 import { uuidv7 } from '../src/lib/ids.js'
 import { insertMember, insertPlan, insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
-import { call, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
+import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
 let operator: Credential
@@ -57,7 +57,9 @@ async function insertDelivery(setup: ReadySetup, values: Record<string, unknown>
 async function insertChunks(fileDeliveryId: string, content: Buffer, sizes: readonly number[]) {
   let offset = 0
   for (const [seq, size] of sizes.entries()) {
-    await t.db.insertInto('file_delivery_chunks').values({ file_delivery_id: fileDeliveryId, seq, data: content.subarray(offset, offset + size) }).execute()
+    // Sealed as the service stores them: the files carry SSNs in clear.
+    const { data, keyId } = testSsnProtection().sealBytes(content.subarray(offset, offset + size))
+    await t.db.insertInto('file_delivery_chunks').values({ file_delivery_id: fileDeliveryId, seq, key_id: keyId, data }).execute()
     offset += size
   }
   expect(offset).toBe(content.length)

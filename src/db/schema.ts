@@ -397,6 +397,8 @@ export interface FileDeliveriesTable {
 export interface FileDeliveryChunksTable {
   file_delivery_id: string
   seq: number
+  /** The SSN encryption key the chunk is sealed with. */
+  key_id: string
   data: Buffer
 }
 

@@ -71,6 +71,21 @@ describe('SSN protection', () => {
     expect(() => SsnProtection.fromConfig(generated.encryptionKeys, generated.hashKey)).not.toThrow()
   })
 
+  it('when a carrier file chunk is sealed, then the SSNs in it are not readable, it opens back, and it cannot pass for an SSN', () => {
+    const ssn = new SsnProtection([{ id: 'k1', key: key(1) }], hashKey)
+    const chunk = Buffer.from('NM1*IL*1*Doe*Jane****34*123456789~')
+    const sealed = ssn.sealBytes(chunk)
+    expect(sealed.keyId).toBe('k1')
+    expect(sealed.data.toString('latin1')).not.toContain('123456789')
+    expect(ssn.openBytes(sealed.data, 'k1')).toEqual(chunk)
+    const tampered = Buffer.from(sealed.data)
+    tampered[20] = tampered[20]! ^ 1
+    expect(() => ssn.openBytes(tampered, 'k1')).toThrow()
+    // Another purpose (AAD): a sealed SSN does not open as a chunk, nor a chunk as an SSN.
+    expect(() => ssn.openBytes(Buffer.from(ssn.seal('123456789').ciphertext, 'base64'), 'k1')).toThrow()
+    expect(() => ssn.open(sealed.data.toString('base64'), 'k1')).toThrow()
+  })
+
   it('when an SSN is masked, then only the last four digits show', () => {
     expect(maskSsn('6789')).toBe('***-**-6789')
   })

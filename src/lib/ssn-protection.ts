@@ -26,6 +26,7 @@ const TAG_BYTES = 16
 // Binds the ciphertext to its purpose and format version: a sealed value of another kind
 // (or a later format) cannot be passed off as an SSN.
 const AAD = Buffer.from('enrollsync:ssn:v1')
+const FILE_AAD = Buffer.from('enrollsync:file-chunk:v1')
 const KEY_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 
 export class SsnKeyError extends Error {}
@@ -84,6 +85,28 @@ export class SsnProtection {
     decipher.setAAD(AAD)
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES))
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8')
+  }
+
+  /**
+   * Carrier files hold SSNs in clear, so their stored content is sealed the same way, under the
+   * same keys (another AAD: a file chunk cannot pass for an SSN, nor the reverse).
+   */
+  sealBytes(plain: Buffer): { data: Buffer; keyId: string } {
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', this.sealingKey.key, iv)
+    cipher.setAAD(FILE_AAD)
+    const body = Buffer.concat([cipher.update(plain), cipher.final()])
+    return { data: Buffer.concat([iv, body, cipher.getAuthTag()]), keyId: this.sealingKey.id }
+  }
+
+  openBytes(sealed: Buffer, keyId: string): Buffer {
+    const key = this.keys.get(keyId)
+    if (!key) throw new SsnKeyError(`no SSN encryption key has the id "${keyId}"`)
+    if (sealed.length < IV_BYTES + TAG_BYTES) throw new SsnKeyError('sealed content is truncated')
+    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES))
+    decipher.setAAD(FILE_AAD)
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES))
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()])
   }
 
   /** The keyed hash equal SSNs share: what matching (census, duplicates) compares. */

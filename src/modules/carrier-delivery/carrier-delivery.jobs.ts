@@ -56,7 +56,7 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
       ...SEND_FILE_JOB,
       backoffMs: sendBackoffMs,
       handle: async (payload, context) =>
-        sendFileDelivery({ db, carriers, connections, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
+        sendFileDelivery({ db, ssn: deps.ssn, carriers, connections, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
     }),
     defineJob({
       ...DELIVER_TRANSACTIONS_JOB,

@@ -27,7 +27,7 @@ export interface BuildDeps {
 
 type Tx = Transaction<Database>
 
-/** Appends content to the delivery's chunks, counting and hashing as it goes. */
+/** Appends content to the delivery's chunks, sealed, counting and hashing the plain bytes as it goes. */
 class ChunkWriter {
   private pending: Buffer[] = []
   private pendingBytes = 0
@@ -38,6 +38,7 @@ class ChunkWriter {
   constructor(
     private readonly tx: Tx,
     private readonly deliveryId: string,
+    private readonly ssn: SsnProtection,
   ) {}
 
   async write(text: string): Promise<void> {
@@ -51,10 +52,10 @@ class ChunkWriter {
 
   async flush(): Promise<void> {
     if (this.pendingBytes === 0) return
-    const data = Buffer.concat(this.pending)
+    const { data, keyId } = this.ssn.sealBytes(Buffer.concat(this.pending))
     this.pending = []
     this.pendingBytes = 0
-    await this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, data }).execute()
+    await this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, key_id: keyId, data }).execute()
   }
 }
 
@@ -97,7 +98,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     const today = now.toISOString().slice(0, 10)
     const controlNumber = delivery.interchange_control_number ?? 0
     const written: WrittenCoverage[] = []
-    const out = new ChunkWriter(tx, delivery.id)
+    const out = new ChunkWriter(tx, delivery.id, deps.ssn)
 
     // The families and, for a change file, what changed in each.
     let families: AsyncIterable<LoadedFamily>

@@ -1,3 +1,4 @@
+import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { Selectable } from 'kysely'
 import { selectPage } from '../../db/paging.js'
 import type { CoverageTransmissionsTable, Executor, FileDeliveriesTable } from '../../db/schema.js'
@@ -63,22 +64,22 @@ export async function findFileContentHeader(db: Executor, scope: AccountScope, i
 }
 
 /**
- * The file's chunks in order, `pageSize` rows per query, by keyset on seq: only one page of
- * chunks is in memory at a time whatever the file's size, and each query is an index range scan
- * on the primary key (no growing OFFSET).
+ * The file's chunks in order, opened, `pageSize` rows per query, by keyset on seq: only one page
+ * of chunks is in memory at a time whatever the file's size, and each query is an index range
+ * scan on the primary key (no growing OFFSET).
  */
-export async function* fileChunks(db: Executor, fileDeliveryId: string, pageSize = 8): AsyncGenerator<Buffer> {
+export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDeliveryId: string, pageSize = 8): AsyncGenerator<Buffer> {
   let after = -1
   for (;;) {
     const rows = await db
       .selectFrom('file_delivery_chunks')
-      .select(['seq', 'data'])
+      .select(['seq', 'key_id', 'data'])
       .where('file_delivery_id', '=', fileDeliveryId)
       .where('seq', '>', after)
       .orderBy('seq')
       .limit(pageSize)
       .execute()
-    for (const row of rows) yield row.data
+    for (const row of rows) yield ssn.openBytes(row.data, row.key_id)
     if (rows.length < pageSize) return
     after = rows[rows.length - 1]!.seq
   }

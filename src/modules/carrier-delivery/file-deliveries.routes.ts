@@ -1,3 +1,4 @@
+import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { Readable } from 'node:stream'
 import type { TSchema } from 'typebox'
 import type { Db } from '../../db/schema.js'
@@ -40,7 +41,7 @@ export function contentDisposition(fileName: string): string {
  * Reads of what was sent to carriers. No service layer: each use case is one scoped lookup (404
  * outside the actor's account) and one read.
  */
-export function fileDeliveriesRoutes(app: App, db: Db): void {
+export function fileDeliveriesRoutes(app: App, db: Db, ssn: SsnProtection): void {
   const tags = ['Carrier delivery']
 
   app.get(
@@ -120,7 +121,7 @@ export function fileDeliveriesRoutes(app: App, db: Db): void {
         .header('Content-Length', String(file.byte_size))
         .header('Content-Disposition', contentDisposition(file.file_name))
         .header('Cache-Control', 'no-store')
-        .send(Readable.from(repo.fileChunks(db, file.id)))
+        .send(Readable.from(repo.fileChunks(db, ssn, file.id)))
     },
   )
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/schema.js'
+import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
@@ -9,6 +10,7 @@ import { messageOf } from './transports/file-transport.js'
 
 export interface SendDeps {
   db: Db
+  ssn: SsnProtection
   carriers: CarrierCatalog
   connections: CarrierConnections
   sandboxDelayMs: number
@@ -17,9 +19,9 @@ export interface SendDeps {
 /** A failure worth another attempt (a broken transfer, a carrier answering 5xx). */
 const isRetryable = (error: unknown) => (error as { retryable?: unknown }).retryable === true
 
-async function contentText(db: Db, deliveryId: string): Promise<string> {
+async function contentText(db: Db, ssn: SsnProtection, deliveryId: string): Promise<string> {
   const parts: Buffer[] = []
-  for await (const chunk of fileChunks(db, deliveryId)) parts.push(chunk)
+  for await (const chunk of fileChunks(db, ssn, deliveryId)) parts.push(chunk)
   return Buffer.concat(parts).toString('utf8')
 }
 
@@ -42,12 +44,12 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
     if (delivery.channel === 'edi') {
       const transport = deps.connections.fileTransport(carrier)
       destination = transport.describe()
-      await transport.deliver(delivery.file_name, () => fileChunks(db, delivery.id), { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
+      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id), { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
     } else {
       const api = deps.connections.api(carrier)
       destination = api.describe()
       // The delivery id is the idempotency key: a retry after a lost answer is applied once.
-      await api.submit(`/enrollments`, JSON.parse(await contentText(db, delivery.id)), delivery.id)
+      await api.submit(`/enrollments`, JSON.parse(await contentText(db, deps.ssn, delivery.id)), delivery.id)
     }
   } catch (error) {
     const final = !isRetryable(error) || attempt >= maxAttempts
