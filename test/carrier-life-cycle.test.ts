@@ -85,6 +85,10 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
     const census = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/census_requests`)).json().census_requests
     expect(census).toHaveLength(1)
     expect(census[0]).toMatchObject({ format: carrierName === 'sandbox_edi' ? 'x12_834' : 'json', subscriber_count: 3, errors_created: 3 })
+    // The carrier's census named the SSNs to match on; what is kept of it holds them masked.
+    const storedCensus = await t.db.selectFrom('census_subscribers').select('data').where('census_request_id', '=', census[0].id).execute()
+    expect(JSON.stringify(storedCensus)).toContain('***-**-1000')
+    expect(JSON.stringify(storedCensus)).not.toContain('100011000')
     const raised = await reconciliationErrors(install.coveragePeriodId)
     expect(raised.map((e) => [e.parameter, e.kind, e.status])).toEqual([
       ['birth_date', 'carrier_value_differs', 'unresolved'],

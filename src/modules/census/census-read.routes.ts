@@ -4,36 +4,12 @@ import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { accountScopeOf } from '../../lib/actor.js'
-import { maskSsn } from '../../lib/ssn-protection.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
 import { findCensusRequest, listCensusRequests, listCensusSubscribers } from './census-read.repo.js'
 import { censusRequestNotFound } from './census.errors.js'
+import { maskCensusSsns } from './census-ssn.js'
 import { CensusRequestList, CensusRequestResponse, CensusRequestsQuery, CensusSubscriberList, CensusSubscribersQuery } from './census.schema.js'
-
-const SSN_KEY = 'social_security_number'
-
-/** ***-**-1234 from whatever the carrier sent (123456789, 123-45-6789, a number); ***-**-**** when it has no four digits. */
-function maskedSsn(raw: unknown): unknown {
-  if (raw === null || raw === undefined) return raw
-  const digits = (typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '').replace(/\D/g, '')
-  return maskSsn(digits.length >= 4 ? digits.slice(-4) : '****')
-}
-
-/**
- * The census subscriber as stored, with every `social_security_number` masked: the subscriber's,
- * its dependents' (`dependents[]`) and any deeper one. The stored data is the carrier's census as
- * sent, SSNs in clear, and SSNs never appear in list responses (api-contract section 9). Masking
- * every key of that name at any depth, not only the two known places, keeps that true whatever
- * shape a carrier's census takes. Returns a copy; the input is not changed.
- */
-export function maskCensusSsns(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskCensusSsns)
-  if (value === null || typeof value !== 'object') return value
-  const masked: Record<string, unknown> = {}
-  for (const [key, inner] of Object.entries(value)) masked[key] = key === SSN_KEY ? maskedSsn(inner) : maskCensusSsns(inner)
-  return masked
-}
 
 const NO_STORE = ' The answer concerns members, so it carries `Cache-Control: no-store`.'
 

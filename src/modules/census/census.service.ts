@@ -18,6 +18,7 @@ import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import { censusSubscribersFrom834 } from './census-from-834.js'
 import type { CensusSubscriberInputT, CreateCensusRequestInput } from './census-input.schema.js'
 import { censusMembers, platformMembers } from './census-members.js'
+import { maskCensusSsns } from './census-ssn.js'
 import { censusInputInvalid } from './census.errors.js'
 import { findCensusRequest } from './census-read.repo.js'
 import type { CensusRequest } from './census.schema.js'
@@ -161,7 +162,8 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
               census_request_id: censusRequestId,
               position: start + offset,
               matched_subscriber_id: matchedSubscriber.get(String(start + offset)) ?? null,
-              data: JSON.stringify(subscriber),
+              // Kept for reading back only, so the carrier's SSNs are kept masked.
+              data: JSON.stringify(maskCensusSsns(subscriber)),
             })),
           )
           .execute()
