@@ -1,23 +1,34 @@
 -- The carrier side (api-contract.md sections 5 and 7): member transactions delivered to the
 -- carrier, 834 file deliveries and what each carried, census requests and their members.
 
--- The carrier's own id for a member, learnt from a census; the first rule of matching.
+-- The carrier's own id for a member, learnt from a census; the first rule of matching. Matching
+-- reads a whole coverage period's members at once, so it needs no index, and without one the
+-- census's updates of it (like the status updates of each delivery) can stay on the row's page
+-- (HOT): a census or an installation touches every member of a group. The free space left in
+-- each page is what makes that possible for members written from now on.
 ALTER TABLE members ADD COLUMN carrier_member_id text;
-CREATE INDEX members_carrier_member_id_idx ON members (group_id, carrier_member_id) WHERE carrier_member_id IS NOT NULL;
+ALTER TABLE members SET (fillfactor = 80);
+
+-- A family's latest life event on a coverage period, read page by page for carrier files.
+CREATE INDEX qualifying_life_events_subscriber_latest_idx ON qualifying_life_events (subscriber_id, coverage_period_id, created_at DESC, id DESC);
 
 -- A member change that must reach the carrier (member management phase). `subscriber_id` is the
 -- family: a subscriber's status is the status of its family's latest transaction.
+--
+-- An installation writes one per family (50,000 for a large group), so only the references that
+-- matter are checked by the database: the members and the delivery. The account, group and
+-- coverage period are copied from the member's group by the service in the same statement.
 CREATE TABLE member_transactions (
   id                       uuid PRIMARY KEY,
-  account_id               uuid NOT NULL REFERENCES accounts (id),
-  coverage_period_id       uuid NOT NULL REFERENCES coverage_periods (id),
-  group_id                 uuid NOT NULL REFERENCES groups (id),
+  account_id               uuid NOT NULL,
+  coverage_period_id       uuid NOT NULL,
+  group_id                 uuid NOT NULL,
   subscriber_id            uuid NOT NULL REFERENCES members (id),
   member_id                uuid NOT NULL REFERENCES members (id),
   -- `installation`: the family's place in the full file sent when the work order was submitted.
   kind                     text NOT NULL CHECK (kind IN ('installation', 'subscriber_created', 'subscriber_updated', 'dependent_created',
                                                          'dependent_updated', 'qualifying_life_event')),
-  qualifying_life_event_id uuid REFERENCES qualifying_life_events (id),
+  qualifying_life_event_id uuid,
   status                   text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'submitted', 'synced', 'errors')),
   file_delivery_id         uuid,
   created_at               timestamptz NOT NULL DEFAULT now(),
@@ -27,6 +38,8 @@ CREATE TABLE member_transactions (
 );
 CREATE INDEX member_transactions_pending_idx ON member_transactions (coverage_period_id, status, created_at, id);
 CREATE INDEX member_transactions_subscriber_idx ON member_transactions (subscriber_id, created_at, id);
+CREATE INDEX member_transactions_file_delivery_idx ON member_transactions (file_delivery_id) WHERE file_delivery_id IS NOT NULL;
+ALTER TABLE member_transactions SET (fillfactor = 80);
 
 -- Per carrier, the last interchange control number used (ISA13): unique and increasing per
 -- sender and receiver pair, which is what carriers check for duplicates.
@@ -74,14 +87,17 @@ ALTER TABLE member_transactions
   ADD CONSTRAINT member_transactions_file_delivery_fk FOREIGN KEY (file_delivery_id) REFERENCES file_deliveries (id);
 
 -- What was sent about one member's coverage in one plan: the answer to "did the carrier get it".
+-- Written only by the file builder, copied from the rows it read in the same transaction, and a
+-- full file writes one per coverage (200,000 for a large group): the database checks only the
+-- delivery it belongs to, not four more references per row.
 CREATE TABLE coverage_transmissions (
   id                 uuid PRIMARY KEY,
-  account_id         uuid NOT NULL REFERENCES accounts (id),
-  coverage_period_id uuid NOT NULL REFERENCES coverage_periods (id),
-  member_id          uuid NOT NULL REFERENCES members (id),
-  plan_id            uuid NOT NULL REFERENCES plans (id),
+  account_id         uuid NOT NULL,
+  coverage_period_id uuid NOT NULL,
+  member_id          uuid NOT NULL,
+  plan_id            uuid NOT NULL,
   file_delivery_id   uuid NOT NULL REFERENCES file_deliveries (id),
-  transaction_id     uuid REFERENCES member_transactions (id),
+  transaction_id     uuid,
   maintenance        text NOT NULL CHECK (maintenance IN ('addition', 'change', 'termination', 'reinstatement', 'audit')),
   start_date         date,
   end_date           date,

@@ -67,24 +67,21 @@ export interface LoadedFamily {
  * id order after `afterId`: the keyset that pages a full file or a reconciliation.
  */
 export async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, afterId: string | null, limit: number): Promise<string[]> {
-  const rows = await sql<{ id: string }>`
-    SELECT m.id FROM members m
-     WHERE m.kind = 'subscriber'
-       AND m.group_id = (SELECT group_id FROM coverage_periods WHERE id = ${coveragePeriodId})
-       AND EXISTS (SELECT 1 FROM qualifying_life_events q WHERE q.subscriber_id = m.id AND q.coverage_period_id = ${coveragePeriodId})
-       AND (${afterId}::uuid IS NULL OR m.id > ${afterId}::uuid)
-     ORDER BY m.id
+  // Straight off the (coverage_period_id, subscriber_id) index, starting after the last page:
+  // a life event's coverage period is always one of its subscriber's group (checked when it is
+  // created), so no join to members is needed.
+  const rows = await sql<{ subscriber_id: string }>`
+    SELECT DISTINCT subscriber_id FROM qualifying_life_events
+     WHERE coverage_period_id = ${coveragePeriodId}
+       AND (${afterId}::uuid IS NULL OR subscriber_id > ${afterId}::uuid)
+     ORDER BY subscriber_id
      LIMIT ${limit}`.execute(db)
-  return rows.rows.map((row) => row.id)
+  return rows.rows.map((row) => row.subscriber_id)
 }
 
 export async function countEnrolled(db: Executor, coveragePeriodId: string): Promise<{ subscribers: number; dependents: number }> {
   const row = await sql<{ subscribers: string; dependents: string }>`
-    WITH enrolled AS (
-      SELECT m.id FROM members m
-       WHERE m.kind = 'subscriber'
-         AND m.group_id = (SELECT group_id FROM coverage_periods WHERE id = ${coveragePeriodId})
-         AND EXISTS (SELECT 1 FROM qualifying_life_events q WHERE q.subscriber_id = m.id AND q.coverage_period_id = ${coveragePeriodId}))
+    WITH enrolled AS (SELECT DISTINCT subscriber_id AS id FROM qualifying_life_events WHERE coverage_period_id = ${coveragePeriodId})
     SELECT (SELECT count(*) FROM enrolled)::text AS subscribers,
            (SELECT count(*) FROM members d JOIN enrolled e ON d.subscriber_id = e.id)::text AS dependents`.execute(db)
   return { subscribers: Number(row.rows[0]!.subscribers), dependents: Number(row.rows[0]!.dependents) }

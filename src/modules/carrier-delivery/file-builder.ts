@@ -15,6 +15,12 @@ import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedFamily 
 
 /** Families read per page; a page's members are written before the next is read. */
 const FAMILY_PAGE = 500
+/** Families written between two turns of the event loop. */
+const YIELD_EVERY = 20
+/** Inserts issued but not yet finished, at most. */
+const MAX_OUTSTANDING_WRITES = 4
+/** Coverage transmissions per insert. */
+const TRANSMISSION_BATCH = 5000
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
 
@@ -26,6 +32,27 @@ export interface BuildDeps {
 }
 
 type Tx = Transaction<Database>
+
+/**
+ * Writes the build issues without waiting for each: the connection runs them in order while this
+ * process composes the next members, so the database and the writer work at once. At most a few
+ * are outstanding (memory stays flat); `drain` waits for all and rethrows the first failure, which
+ * rolls the build's transaction back.
+ */
+class BackgroundWrites {
+  private readonly outstanding: Promise<unknown>[] = []
+
+  async add(write: Promise<unknown>): Promise<void> {
+    // Keep rejections from going unhandled while they wait their turn in drain().
+    write.catch(() => {})
+    this.outstanding.push(write)
+    if (this.outstanding.length > MAX_OUTSTANDING_WRITES) await this.outstanding.shift()
+  }
+
+  async drain(): Promise<void> {
+    while (this.outstanding.length > 0) await this.outstanding.shift()
+  }
+}
 
 /** Appends content to the delivery's chunks, sealed, counting and hashing the plain bytes as it goes. */
 class ChunkWriter {
@@ -39,6 +66,7 @@ class ChunkWriter {
     private readonly tx: Tx,
     private readonly deliveryId: string,
     private readonly ssn: SsnProtection,
+    private readonly writes: BackgroundWrites,
   ) {}
 
   async write(text: string): Promise<void> {
@@ -55,7 +83,7 @@ class ChunkWriter {
     const { data, keyId } = this.ssn.sealBytes(Buffer.concat(this.pending))
     this.pending = []
     this.pendingBytes = 0
-    await this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, key_id: keyId, data }).execute()
+    await this.writes.add(this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, key_id: keyId, data }).execute())
   }
 }
 
@@ -71,12 +99,23 @@ export async function nextControlNumber(tx: Tx, carrierName: string): Promise<nu
 
 /** Families of a full file, page by page, in id order. */
 async function* allFamilies(tx: Tx, coveragePeriodId: string): AsyncGenerator<LoadedFamily> {
-  let after: string | null = null
-  for (;;) {
+  const loadPage = async (after: string | null) => {
     const ids = await enrolledSubscriberPage(tx, coveragePeriodId, after, FAMILY_PAGE)
+    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, coveragePeriodId, ids) }
+  }
+  // The next page is asked for before this one is written: the database reads it while this
+  // process composes and writes, so the two cores work at once instead of taking turns.
+  let next = loadPage(null)
+  for (;;) {
+    const { ids, families } = await next
     if (ids.length === 0) return
-    yield* await loadFamilies(tx, coveragePeriodId, ids)
-    after = ids[ids.length - 1]!
+    next = loadPage(ids[ids.length - 1]!)
+    for (const [index, family] of families.entries()) {
+      yield family
+      // Writing a page runs on resolved promises only; without a turn of the event loop now and
+      // then, the answers to the next page's queries would wait until this page is written.
+      if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+    }
   }
 }
 
@@ -98,7 +137,22 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     const today = now.toISOString().slice(0, 10)
     const controlNumber = delivery.interchange_control_number ?? 0
     const written: WrittenCoverage[] = []
-    const out = new ChunkWriter(tx, delivery.id, deps.ssn)
+    const writes = new BackgroundWrites()
+    /** Records (and forgets) what was written so far: a full file's 200,000 coverages are never all held. */
+    const recordTransmissions = async () => {
+      while (written.length > 0) {
+        const batch = written.splice(0, TRANSMISSION_BATCH)
+        // Columns as arrays, one statement per batch: a few parameters instead of eleven per row.
+        await writes.add(sql`
+          INSERT INTO coverage_transmissions
+            (id, member_id, plan_id, transaction_id, maintenance, start_date, end_date, account_id, coverage_period_id, file_delivery_id, created_at)
+          SELECT t.*, ${delivery.account_id}, ${cp.id}, ${delivery.id}, ${now}
+            FROM unnest(${batch.map(() => uuidv7())}::uuid[], ${batch.map((w) => w.memberId)}::uuid[], ${batch.map((w) => w.planId)}::uuid[], ${batch.map((w) => w.transactionId)}::uuid[],
+                        ${batch.map((w) => w.maintenance)}::text[], ${batch.map((w) => w.startDate)}::date[], ${batch.map((w) => w.endDate)}::date[]) AS t`.execute(tx))
+      }
+    }
+
+    const out = new ChunkWriter(tx, delivery.id, deps.ssn, writes)
 
     // The families and, for a change file, what changed in each.
     let families: AsyncIterable<LoadedFamily>
@@ -145,7 +199,10 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         members = composed
       } else {
         members = (async function* () {
-          for await (const family of families) yield* membersOf(family)
+          for await (const family of families) {
+            yield* membersOf(family)
+            if (written.length >= TRANSMISSION_BATCH) await recordTransmissions()
+          }
         })()
       }
       const header: Edi834Header = {
@@ -181,31 +238,14 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
           first = false
           memberCount++
         }
+        if (written.length >= TRANSMISSION_BATCH) await recordTransmissions()
       }
       await out.write(']}')
     }
     await out.flush()
 
-    for (let start = 0; start < written.length; start += 1000) {
-      await tx
-        .insertInto('coverage_transmissions')
-        .values(
-          written.slice(start, start + 1000).map((w) => ({
-            id: uuidv7(),
-            account_id: delivery.account_id,
-            coverage_period_id: cp.id,
-            member_id: w.memberId,
-            plan_id: w.planId,
-            file_delivery_id: delivery.id,
-            transaction_id: w.transactionId,
-            maintenance: w.maintenance,
-            start_date: w.startDate,
-            end_date: w.endDate,
-            created_at: now,
-          })),
-        )
-        .execute()
-    }
+    await recordTransmissions()
+    await writes.drain()
     await tx
       .updateTable('file_deliveries')
       .set({ byte_size: out.bytes, sha256: out.hash.digest('hex'), member_count: memberCount, updated_at: now })

@@ -26,6 +26,7 @@ import { reconcile } from './reconcile.js'
 import type { ComparableMember, FoundMemberDiscrepancy } from './reconcile.model.js'
 
 const FAMILY_PAGE = 1000
+const ID_PAGE = 10_000
 const INSERT_BATCH = 1000
 export const RECONCILIATION_RESOLUTION = 'Resolved automatically: the latest census from the carrier no longer shows this discrepancy.'
 
@@ -50,14 +51,26 @@ function transactionSetClosed(text: string): boolean {
 }
 
 async function loadAllFamilies(db: Db, coveragePeriodId: string): Promise<LoadedFamily[]> {
-  const families: LoadedFamily[] = []
-  let after: string | null = null
-  for (;;) {
-    const ids = await enrolledSubscriberPage(db, coveragePeriodId, after, FAMILY_PAGE)
-    if (ids.length === 0) return families
-    families.push(...(await loadFamilies(db, coveragePeriodId, ids)))
-    after = ids[ids.length - 1]!
+  const ids: string[] = []
+  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
+    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ID_PAGE)
+    if (page.length === 0) break
+    ids.push(...page)
   }
+  // Two pages at a time on two connections: the database reads one while this process parses
+  // the other.
+  const pages: string[][] = []
+  for (let start = 0; start < ids.length; start += FAMILY_PAGE) pages.push(ids.slice(start, start + FAMILY_PAGE))
+  const loaded: LoadedFamily[][] = new Array(pages.length)
+  let nextPage = 0
+  const loadNext = async (): Promise<void> => {
+    while (nextPage < pages.length) {
+      const index = nextPage++
+      loaded[index] = await loadFamilies(db, coveragePeriodId, pages[index]!)
+    }
+  }
+  await Promise.all([loadNext(), loadNext()])
+  return loaded.flat()
 }
 
 export interface CensusResult {
