@@ -36,7 +36,9 @@ CREATE TABLE member_transactions (
   completed_at             timestamptz,
   updated_at               timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX member_transactions_pending_idx ON member_transactions (coverage_period_id, status, created_at, id);
+-- Not on status: a delivery moves tens of thousands of transactions at once, and an update that
+-- changes no indexed column stays on its page (HOT).
+CREATE INDEX member_transactions_coverage_period_idx ON member_transactions (coverage_period_id, created_at, id);
 CREATE INDEX member_transactions_subscriber_idx ON member_transactions (subscriber_id, created_at, id);
 CREATE INDEX member_transactions_file_delivery_idx ON member_transactions (file_delivery_id) WHERE file_delivery_id IS NOT NULL;
 ALTER TABLE member_transactions SET (fillfactor = 80);

@@ -7,7 +7,8 @@ import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
 import { createSandboxCarrier } from '../sandbox-carriers/sandbox-carrier.js'
 import { createWorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
 import { CarrierConnections } from './carrier-connections.js'
-import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB } from './carrier-jobs.js'
+import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB } from './carrier-jobs.js'
+import { settleSentDelivery } from './delivery-sent.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { gatherPendingTransactions } from './deliveries.js'
 import { buildFileDelivery } from './file-builder.js'
@@ -56,7 +57,11 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
       ...SEND_FILE_JOB,
       backoffMs: sendBackoffMs,
       handle: async (payload, context) =>
-        sendFileDelivery({ db, ssn: deps.ssn, carriers, connections, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
+        sendFileDelivery({ db, ssn: deps.ssn, carriers, connections }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
+    }),
+    defineJob({
+      ...DELIVERY_SENT_JOB,
+      handle: async (payload) => settleSentDelivery({ db, carriers, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id),
     }),
     defineJob({
       ...DELIVER_TRANSACTIONS_JOB,

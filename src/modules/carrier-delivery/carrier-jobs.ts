@@ -27,6 +27,13 @@ export const SEND_FILE_JOB = defineJobSpec({
   maxAttempts: 8,
 })
 
+/** What follows a delivery the carrier received: transactions submitted, statuses, sandbox. */
+export const DELIVERY_SENT_JOB = defineJobSpec({
+  name: 'carrier.delivery_sent',
+  payload: Type.Object({ file_delivery_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 10,
+})
+
 /** Gather a coverage period's pending member transactions into one change delivery. */
 export const DELIVER_TRANSACTIONS_JOB = defineJobSpec({
   name: 'carrier.deliver_transactions',

@@ -14,13 +14,13 @@ import { changeFileMembers, fullFileMembers, type FamilyChanges, type WrittenCov
 import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedFamily } from './family-loader.js'
 
 /** Families read per page; a page's members are written before the next is read. */
-const FAMILY_PAGE = 500
+const FAMILY_PAGE = 250
 /** Families written between two turns of the event loop. */
 const YIELD_EVERY = 20
 /** Inserts issued but not yet finished, at most. */
-const MAX_OUTSTANDING_WRITES = 4
+const MAX_OUTSTANDING_WRITES = 2
 /** Coverage transmissions per insert. */
-const TRANSMISSION_BATCH = 5000
+const TRANSMISSION_BATCH = 2000
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
 
@@ -248,7 +248,14 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     await writes.drain()
     await tx
       .updateTable('file_deliveries')
-      .set({ byte_size: out.bytes, sha256: out.hash.digest('hex'), member_count: memberCount, updated_at: now })
+      .set({
+        byte_size: out.bytes,
+        sha256: out.hash.digest('hex'),
+        member_count: memberCount,
+        // A full file carries one installation transaction per family, written once it is sent.
+        ...(delivery.kind === 'full' ? { transaction_count: totals.subscribers } : {}),
+        updated_at: now,
+      })
       .where('id', '=', delivery.id)
       .execute()
     await enqueueJob(tx, SEND_FILE_JOB, { file_delivery_id: delivery.id })

@@ -2,8 +2,7 @@ import type { Db } from '../../db/schema.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { refreshFamilyStatuses } from '../member-management/family-status.js'
-import { SANDBOX_CARRIER_JOB } from './carrier-jobs.js'
+import { DELIVERY_SENT_JOB } from './carrier-jobs.js'
 import { CarrierConnectionError, type CarrierConnections } from './carrier-connections.js'
 import { fileChunks } from './file-deliveries.repo.js'
 import { messageOf } from './transports/file-transport.js'
@@ -13,8 +12,10 @@ export interface SendDeps {
   ssn: SsnProtection
   carriers: CarrierCatalog
   connections: CarrierConnections
-  sandboxDelayMs: number
 }
+
+/** Chunks (about 1 MiB each) read at once while sending: memory stays flat whatever the file. */
+const SEND_CHUNK_PAGE = 2
 
 /** A failure worth another attempt (a broken transfer, a carrier answering 5xx). */
 const isRetryable = (error: unknown) => (error as { retryable?: unknown }).retryable === true
@@ -26,11 +27,10 @@ async function contentText(db: Db, ssn: SsnProtection, deliveryId: string): Prom
 }
 
 /**
- * Sends a built delivery through the carrier's transport (edi) or API (api), then, in one
- * transaction: the delivery is sent, its transactions submitted, the families' statuses follow,
- * and a sandbox carrier is asked to act on what it received. A failure is recorded on the
- * delivery; a retryable one is thrown again so the job runs later (the transport makes the retry
- * safe), until the last attempt marks the delivery failed.
+ * Sends a built delivery through the carrier's transport (edi) or API (api), then marks it sent
+ * and queues what follows (delivery-sent.ts) in the same transaction. A failure is recorded on
+ * the delivery; a retryable one is thrown again so the job runs later (the transport makes the
+ * retry safe), until the last attempt marks the delivery failed.
  */
 export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attempt: number, maxAttempts: number): Promise<void> {
   const { db } = deps
@@ -44,7 +44,7 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
     if (delivery.channel === 'edi') {
       const transport = deps.connections.fileTransport(carrier)
       destination = transport.describe()
-      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id), { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
+      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id, SEND_CHUNK_PAGE), { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
     } else {
       const api = deps.connections.api(carrier)
       destination = api.describe()
@@ -69,18 +69,6 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
       .set((eb) => ({ status: 'sent', sent_at: now, destination, attempts: eb('attempts', '+', 1), last_error: null, updated_at: now }))
       .where('id', '=', delivery.id)
       .execute()
-    const submitted = await tx
-      .updateTable('member_transactions')
-      .set({ status: 'submitted', submitted_at: now, updated_at: now })
-      .where('file_delivery_id', '=', delivery.id)
-      .where('status', '=', 'pending')
-      .returning(['subscriber_id', 'coverage_period_id'])
-      .execute()
-    await refreshFamilyStatuses(tx, submitted.map((row) => ({ subscriberId: row.subscriber_id, coveragePeriodId: row.coverage_period_id })), now)
-    if (carrier?.sandbox) {
-      // A sandbox carrier installs the group it was sent in full, and answers changes with a census.
-      const action = delivery.kind === 'full' ? 'install' : 'census'
-      await enqueueJob(tx, SANDBOX_CARRIER_JOB, { action, coverage_period_id: delivery.coverage_period_id }, { runAt: new Date(now.getTime() + deps.sandboxDelayMs) })
-    }
+    await enqueueJob(tx, DELIVERY_SENT_JOB, { file_delivery_id: delivery.id })
   })
 }

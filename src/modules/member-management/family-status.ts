@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Executor, TransactionStatus } from '../../db/schema.js'
 import { emitEvents, type DomainEvent } from '../events/events.js'
 
@@ -9,35 +9,71 @@ export interface FamilyTouched {
 }
 
 /**
+ * Which families to refresh: a list, or every family with a transaction in one delivery (an
+ * installation's 50,000), which stays in the database instead of travelling to this process.
+ */
+export type FamilySelection = readonly FamilyTouched[] | { fileDeliveryId: string }
+
+const EVENT_TYPE = 'subscriber.status_changed'
+
+/** Whether any watcher of the account (or any operator's) takes subscriber.status_changed. */
+async function anyoneWatches(tx: Executor, subscriberId: string): Promise<boolean> {
+  const row = await sql<{ watched: boolean }>`
+    SELECT EXISTS (
+      SELECT 1 FROM watchers w JOIN accounts a ON a.id = w.account_id
+       WHERE w.status = 'active' AND w.deleted_at IS NULL AND ${EVENT_TYPE} = ANY(w.event_types)
+         AND (a.kind = 'service' OR w.account_id = (SELECT account_id FROM members WHERE id = ${subscriberId}))) AS watched`.execute(tx)
+  return row.rows[0]?.watched ?? false
+}
+
+/**
  * Sets each family's status (subscriber and dependents) to the status of its latest transaction
  * and emits subscriber.status_changed for each subscriber whose status moved. Called in the
  * transaction that changed the transactions, so the status and the event commit with them.
+ * When nobody watches that event, the changed rows are not even sent back. Answers the number
+ * of events emitted.
  */
-export async function refreshFamilyStatuses(tx: Executor, families: readonly FamilyTouched[], now: Date): Promise<number> {
-  if (families.length === 0) return 0
-  const coveragePeriodOf = new Map(families.map((family) => [family.subscriberId, family.coveragePeriodId]))
-  const ids = [...coveragePeriodOf.keys()]
-  const changed = await sql<{ id: string; account_id: string; group_id: string; previous: TransactionStatus; status: TransactionStatus }>`
-    UPDATE members m SET status = x.status
-      FROM (
-        SELECT DISTINCT ON (t.subscriber_id) t.subscriber_id, t.status, s.status AS previous
-          FROM member_transactions t JOIN members s ON s.id = t.subscriber_id
-         WHERE t.subscriber_id = ANY(${ids}::uuid[])
-         ORDER BY t.subscriber_id, t.created_at DESC, t.id DESC
-      ) x
-     WHERE m.id = x.subscriber_id AND m.status <> x.status
-    RETURNING m.id, m.account_id, m.group_id, x.previous, x.status`.execute(tx)
-  if (changed.rows.length === 0) return 0
-  await sql`
-    UPDATE members d SET status = s.status
-      FROM members s
-     WHERE d.subscriber_id = s.id AND s.id = ANY(${changed.rows.map((row) => row.id)}::uuid[]) AND d.status <> s.status`.execute(tx)
+export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelection, now: Date): Promise<number> {
+  let families: RawBuilder<unknown>
+  let sample: string | undefined
+  if ('fileDeliveryId' in selection) {
+    families = sql`SELECT DISTINCT subscriber_id, coverage_period_id FROM member_transactions WHERE file_delivery_id = ${selection.fileDeliveryId}`
+    const first = await sql<{ subscriber_id: string }>`SELECT subscriber_id FROM member_transactions WHERE file_delivery_id = ${selection.fileDeliveryId} LIMIT 1`.execute(tx)
+    sample = first.rows[0]?.subscriber_id
+  } else {
+    const unique = new Map(selection.map((family) => [family.subscriberId, family.coveragePeriodId]))
+    families = sql`SELECT * FROM unnest(${[...unique.keys()]}::uuid[], ${[...unique.values()]}::uuid[]) AS f(subscriber_id, coverage_period_id)`
+    sample = unique.keys().next().value
+  }
+  if (sample === undefined) return 0
+  const report = await anyoneWatches(tx, sample)
+
+  const changed = await sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
+    WITH families AS (${families}),
+    latest AS (
+      SELECT DISTINCT ON (t.subscriber_id) t.subscriber_id, t.status, f.coverage_period_id
+        FROM member_transactions t JOIN families f ON f.subscriber_id = t.subscriber_id
+       ORDER BY t.subscriber_id, t.created_at DESC, t.id DESC
+    ),
+    subscribers AS (
+      UPDATE members m SET status = l.status
+        FROM latest l, members before
+       WHERE m.id = l.subscriber_id AND before.id = m.id AND m.status <> l.status
+      RETURNING m.id, m.account_id, m.group_id, l.coverage_period_id, before.status AS previous, m.status
+    ),
+    dependents AS (
+      UPDATE members d SET status = l.status
+        FROM latest l
+       WHERE d.subscriber_id = l.subscriber_id AND d.status <> l.status
+    )
+    SELECT * FROM subscribers ${report ? sql`` : sql`WHERE false`}`.execute(tx)
+  if (!report) return 0
   const events: DomainEvent[] = changed.rows.map((row) => ({
-    type: 'subscriber.status_changed',
+    type: EVENT_TYPE,
     accountId: row.account_id,
-    coveragePeriodId: coveragePeriodOf.get(row.id) ?? null,
+    coveragePeriodId: row.coverage_period_id,
     groupId: row.group_id,
-    data: { subscriber_id: row.id, group_id: row.group_id, coverage_period_id: coveragePeriodOf.get(row.id) ?? null, previous_status: row.previous, status: row.status },
+    data: { subscriber_id: row.id, group_id: row.group_id, coverage_period_id: row.coverage_period_id, previous_status: row.previous, status: row.status },
   }))
   await emitEvents(tx, events, now)
   return changed.rows.length

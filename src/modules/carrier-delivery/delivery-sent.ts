@@ -1,0 +1,47 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/schema.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { SANDBOX_CARRIER_JOB } from './carrier-jobs.js'
+
+/**
+ * What follows a delivery the carrier received, in one transaction: its transactions become
+ * submitted (for a full delivery, each enrolled family's `installation` transaction is written
+ * now, submitted), the families' statuses follow, and a sandbox carrier is asked to act on what
+ * it received. A job of its own, queued with the delivery's `sent`: for an installation this is
+ * tens of thousands of rows, which need not hold the file back. Run twice, it changes nothing.
+ */
+export async function settleSentDelivery(deps: { db: Db; carriers: CarrierCatalog; sandboxDelayMs: number }, deliveryId: string): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    const delivery = await tx.selectFrom('file_deliveries').selectAll().where('id', '=', deliveryId).forUpdate().executeTakeFirst()
+    if (!delivery || delivery.status !== 'sent') return
+    const now = new Date()
+    const submittedAt = delivery.sent_at ?? now
+    if (delivery.kind === 'full') {
+      // One statement for the whole group: 50,000 families must not cost 50,000 round trips.
+      await sql`
+        INSERT INTO member_transactions
+          (id, account_id, coverage_period_id, group_id, subscriber_id, member_id, kind, status, file_delivery_id, created_at, submitted_at, updated_at)
+        SELECT gen_random_uuid(), m.account_id, ${delivery.coverage_period_id}, m.group_id, m.id, m.id, 'installation', 'submitted', ${delivery.id},
+               ${delivery.created_at}, ${submittedAt}, ${now}
+          FROM members m
+         WHERE m.group_id = ${delivery.group_id} AND m.kind = 'subscriber'
+           AND EXISTS (SELECT 1 FROM qualifying_life_events q WHERE q.subscriber_id = m.id AND q.coverage_period_id = ${delivery.coverage_period_id})
+           AND NOT EXISTS (SELECT 1 FROM member_transactions t WHERE t.file_delivery_id = ${delivery.id} AND t.subscriber_id = m.id)`.execute(tx)
+    } else {
+      await tx
+        .updateTable('member_transactions')
+        .set({ status: 'submitted', submitted_at: submittedAt, updated_at: now })
+        .where('file_delivery_id', '=', delivery.id)
+        .where('status', '=', 'pending')
+        .execute()
+    }
+    await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
+    if (deps.carriers.find(delivery.carrier_name)?.sandbox) {
+      // A sandbox carrier installs the group it was sent in full, and answers changes with a census.
+      const action = delivery.kind === 'full' ? 'install' : 'census'
+      await enqueueJob(tx, SANDBOX_CARRIER_JOB, { action, coverage_period_id: delivery.coverage_period_id }, { runAt: new Date(now.getTime() + deps.sandboxDelayMs) })
+    }
+  })
+}
