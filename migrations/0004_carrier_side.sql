@@ -68,6 +68,9 @@ CREATE TABLE file_deliveries (
   byte_size                  bigint,
   sha256                     text,
   interchange_control_number integer,
+  -- The moment the content was read (the build's transaction): what a full file's coverage
+  -- transmissions are recorded from once it is sent.
+  content_as_of              timestamptz,
   destination                text,
   attempts                   integer NOT NULL DEFAULT 0,
   last_error                 text,

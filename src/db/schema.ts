@@ -386,6 +386,7 @@ export interface FileDeliveriesTable {
   byte_size: ColumnType<string | null, number | null | undefined, number | null>
   sha256: string | null
   interchange_control_number: number | null
+  content_as_of: NullableTimestamp
   destination: string | null
   attempts: Generated<number>
   last_error: string | null

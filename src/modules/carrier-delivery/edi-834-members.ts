@@ -130,11 +130,13 @@ function memberOf(
   }
 }
 
-/** The full file: every member of each family with every current coverage, as initial enrollments. */
-export function fullFileMembers(family: LoadedFamily, ssn: SsnProtection, groupPolicyNumber: string | null, written: WrittenCoverage[]): Edi834Member[] {
+/**
+ * The full file: every member of each family with every current coverage, as initial enrollments.
+ * Its coverage transmissions are recorded in SQL once it is sent (delivery-sent.ts).
+ */
+export function fullFileMembers(family: LoadedFamily, ssn: SsnProtection, groupPolicyNumber: string | null): Edi834Member[] {
   return [family.subscriber, ...family.dependents].map((member) => {
     const own = family.coverages.filter((c) => c.member_id === member.id)
-    for (const c of own) written.push({ memberId: member.id, planId: c.plan_id, maintenance: 'addition', startDate: c.start_date, endDate: c.end_date, transactionId: null })
     return memberOf(family, member, ssn, groupPolicyNumber, 'addition', 'initial_enrollment', own.map((c) => coverageOf(family, c, 'addition')), null)
   })
 }

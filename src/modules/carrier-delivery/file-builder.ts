@@ -14,7 +14,7 @@ import { changeFileMembers, fullFileMembers, type FamilyChanges, type WrittenCov
 import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedFamily } from './family-loader.js'
 
 /** Families read per page; a page's members are written before the next is read. */
-const FAMILY_PAGE = 250
+const FAMILY_PAGE = 150
 /** Families written between two turns of the event loop. */
 const YIELD_EVERY = 20
 /** Inserts issued but not yet finished, at most. */
@@ -183,7 +183,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     const membersOf = (loaded: LoadedFamily): Edi834Member[] => {
       const family = sendable(loaded)
       return delivery.kind === 'full'
-        ? fullFileMembers(family, deps.ssn, cp.carrier_group_number, written)
+        ? fullFileMembers(family, deps.ssn, cp.carrier_group_number)
         : changeFileMembers(family, { transactions: changesOf.get(family.subscriber.id) ?? [] }, deps.ssn, cp.carrier_group_number, today, written)
     }
 
@@ -249,6 +249,9 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     await tx
       .updateTable('file_deliveries')
       .set({
+        // What the file was built from: a full file's transmissions are recorded after it is sent
+        // from the coverages as of then (delivery-sent.ts).
+        content_as_of: sql<Date>`transaction_timestamp()`,
         byte_size: out.bytes,
         sha256: out.hash.digest('hex'),
         member_count: memberCount,

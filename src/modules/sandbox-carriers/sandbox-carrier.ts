@@ -77,7 +77,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
   function carrierRecords(families: readonly LoadedFamily[], differences: ReadonlyMap<string, ReadonlySet<string>>, groupNumber: string | null): Edi834Member[] {
     const members: Edi834Member[] = []
     for (const family of families) {
-      for (const member of fullFileMembers(family, deps.ssn, groupNumber, [])) {
+      for (const member of fullFileMembers(family, deps.ssn, groupNumber)) {
         const differs = differences.get(member.memberId) ?? new Set<string>()
         if (differs.has('dependent')) continue
         members.push({
