@@ -154,3 +154,32 @@ export async function loadFamilies(db: Executor, coveragePeriodId: string, subsc
   }
   return ids.map((id) => families.get(id)).filter((family): family is LoadedFamily => family !== undefined)
 }
+
+const ALL_IDS_PAGE = 10_000
+const ALL_FAMILIES_PAGE = 1000
+
+/**
+ * Every enrolled family of the coverage period, for work that needs them all at once (a census,
+ * a sandbox carrier's records). Two pages at a time on two connections: the database reads one
+ * while this process parses the other (on the embedded database they simply take turns).
+ */
+export async function loadAllFamilies(db: Executor, coveragePeriodId: string): Promise<LoadedFamily[]> {
+  const ids: string[] = []
+  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
+    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ALL_IDS_PAGE)
+    if (page.length === 0) break
+    ids.push(...page)
+  }
+  const pages: string[][] = []
+  for (let start = 0; start < ids.length; start += ALL_FAMILIES_PAGE) pages.push(ids.slice(start, start + ALL_FAMILIES_PAGE))
+  const loaded: LoadedFamily[][] = new Array(pages.length)
+  let nextPage = 0
+  const loadNext = async (): Promise<void> => {
+    while (nextPage < pages.length) {
+      const index = nextPage++
+      loaded[index] = await loadFamilies(db, coveragePeriodId, pages[index]!)
+    }
+  }
+  await Promise.all([loadNext(), loadNext()])
+  return loaded.flat()
+}

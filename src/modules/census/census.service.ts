@@ -6,7 +6,7 @@ import { uuidv7 } from '../../lib/ids.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { enrolledSubscriberPage, loadFamilies, type LoadedFamily } from '../carrier-delivery/family-loader.js'
+import { loadAllFamilies } from '../carrier-delivery/family-loader.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { Edi834ParseError } from '../edi-834/edi-834.errors.js'
 import { parse834 } from '../edi-834/edi-834.parse.js'
@@ -25,8 +25,6 @@ import type { CensusRequest } from './census.schema.js'
 import { reconcile } from './reconcile.js'
 import type { ComparableMember, FoundMemberDiscrepancy } from './reconcile.model.js'
 
-const FAMILY_PAGE = 1000
-const ID_PAGE = 10_000
 const INSERT_BATCH = 1000
 export const RECONCILIATION_RESOLUTION = 'Resolved automatically: the latest census from the carrier no longer shows this discrepancy.'
 
@@ -48,29 +46,6 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 function transactionSetClosed(text: string): boolean {
   const { separators } = tokenizeX12(text.slice(0, text.indexOf('ISA') + 1024))
   return new RegExp(`${escapeRegExp(separators.segment)}\\s*SE${escapeRegExp(separators.element)}`).test(text)
-}
-
-async function loadAllFamilies(db: Db, coveragePeriodId: string): Promise<LoadedFamily[]> {
-  const ids: string[] = []
-  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
-    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ID_PAGE)
-    if (page.length === 0) break
-    ids.push(...page)
-  }
-  // Two pages at a time on two connections: the database reads one while this process parses
-  // the other.
-  const pages: string[][] = []
-  for (let start = 0; start < ids.length; start += FAMILY_PAGE) pages.push(ids.slice(start, start + FAMILY_PAGE))
-  const loaded: LoadedFamily[][] = new Array(pages.length)
-  let nextPage = 0
-  const loadNext = async (): Promise<void> => {
-    while (nextPage < pages.length) {
-      const index = nextPage++
-      loaded[index] = await loadFamilies(db, coveragePeriodId, pages[index]!)
-    }
-  }
-  await Promise.all([loadNext(), loadNext()])
-  return loaded.flat()
 }
 
 export interface CensusResult {

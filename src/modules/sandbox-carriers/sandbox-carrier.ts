@@ -6,7 +6,7 @@ import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
 import { fullFileMembers } from '../carrier-delivery/edi-834-members.js'
-import { enrolledSubscriberPage, loadFamilies, type LoadedFamily } from '../carrier-delivery/family-loader.js'
+import { loadAllFamilies, type LoadedFamily } from '../carrier-delivery/family-loader.js'
 import type { CensusService } from '../census/census.service.js'
 import { censusSubscribersFrom834 } from '../census/census-from-834.js'
 import type { Edi834Member } from '../edi-834/edi-834.model.js'
@@ -32,21 +32,8 @@ export interface SandboxDeps {
   census: CensusService
 }
 
-const PAGE = 1000
-
 const carrierMemberIdOf = (memberId: string) => `SBX-${createHash('sha256').update(memberId).digest('hex').slice(0, 10).toUpperCase()}`
 const groupNumberOf = (coveragePeriodId: string) => `SBX-${coveragePeriodId.replace(/-/g, '').slice(-8).toUpperCase()}`
-
-async function allFamilies(db: Db, coveragePeriodId: string): Promise<LoadedFamily[]> {
-  const families: LoadedFamily[] = []
-  let after: string | null = null
-  for (;;) {
-    const ids = await enrolledSubscriberPage(db, coveragePeriodId, after, PAGE)
-    if (ids.length === 0) return families
-    families.push(...(await loadFamilies(db, coveragePeriodId, ids)))
-    after = ids[ids.length - 1]!
-  }
-}
 
 const shiftDay = (isoDate: string) => {
   const date = new Date(`${isoDate}T00:00:00Z`)
@@ -104,7 +91,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
   }
 
   /** Answers with a census of everything it holds, in its own format (834 audit file or JSON). */
-  async function answerWithCensus(coveragePeriodId: string, carrier: CarrierConfig): Promise<void> {
+  async function answerWithCensus(coveragePeriodId: string, carrier: CarrierConfig, loaded?: readonly LoadedFamily[]): Promise<void> {
     const cp = await db.selectFrom('coverage_periods').selectAll().where('id', '=', coveragePeriodId).executeTakeFirstOrThrow()
     // The changes it was sent replace what it held for those members, differences included.
     await sql`
@@ -113,7 +100,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
          AND EXISTS (SELECT 1 FROM member_transactions t
                       WHERE t.coverage_period_id = d.coverage_period_id AND t.status = 'submitted' AND t.kind <> 'installation'
                         AND (t.member_id = d.member_id OR (t.kind = 'qualifying_life_event' AND t.subscriber_id = d.member_id)))`.execute(db)
-    const families = await allFamilies(db, cp.id)
+    const families = loaded ?? (await loadAllFamilies(db, cp.id))
     const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()
     const differences = new Map<string, Set<string>>()
     for (const row of rows) differences.set(row.member_id, (differences.get(row.member_id) ?? new Set()).add(row.parameter))
@@ -173,8 +160,9 @@ export function createSandboxCarrier(deps: SandboxDeps) {
         { status: 'completed', message: `Installed by ${carrier.display_name}.`, carrier_group_number: cp.carrier_group_number ?? groupNumberOf(cp.id) },
         { by: carrier.display_name },
       )
-      await chooseDifferences(cp.id, await allFamilies(db, cp.id))
-      await answerWithCensus(cp.id, carrier)
+      const families = await loadAllFamilies(db, cp.id)
+      await chooseDifferences(cp.id, families)
+      await answerWithCensus(cp.id, carrier, families)
     },
 
     /** Takes the changes it was sent and answers with a census. */
