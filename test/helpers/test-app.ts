@@ -5,7 +5,7 @@ import { migrate } from '../../src/db/migrator.js'
 import type { Db } from '../../src/db/schema.js'
 import type { App } from '../../src/http/app-types.js'
 import { MemoryRateLimitStore } from '../../src/http/rate-limit.js'
-import type { Actor } from '../../src/lib/actor.js'
+import { systemActor } from '../../src/lib/actor.js'
 import { SsnProtection } from '../../src/lib/ssn-protection.js'
 import type { CredentialCache } from '../../src/modules/auth/credential-cache.js'
 
@@ -42,9 +42,8 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-export function systemActor(accountId: string): Actor {
-  return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
-}
+/** The service itself acting, as jobs do: for setting up accounts without a key. */
+export { systemActor }
 
 /**
  * One app per test file over its own database handle. Rate limits are high unless a test asks

@@ -6,13 +6,12 @@ import { openDelivery } from './deliveries.js'
  * group goes to the carrier in full (an 834 replace file for edi carriers, a JSON document for
  * api carriers; a manual carrier gets it outside the service). Once it is sent, each enrolled
  * family gets an `installation` transaction for it (delivery-sent.ts), so its status follows the
- * installation like any later change. Completion needs nothing more here: the work order already
- * moved the group to member management, and the next member change becomes a transaction.
+ * installation like any later change. Completion needs nothing from the carrier side: the work
+ * order itself moves the group to member management.
  */
 export const CARRIER_INSTALLATION_HOOKS: InstallationHooks = {
   async submitted(tx, { carrier, coveragePeriod: cp, now }) {
     if (!carrier || carrier.distribution_format === 'manual') return
     await openDelivery(tx, cp, 'full', carrier.distribution_format, now)
   },
-  async completed() {},
 }

@@ -26,16 +26,14 @@ export interface TransitionContext {
 
 /**
  * The carrier side's part of the installation: sending the group when the order is submitted
- * (an 834 file, an API submission, or nothing for a manual carrier) and starting member
- * management when it is completed. Kept behind this interface so work orders do not depend on
- * how each carrier is reached.
+ * (an 834 file, an API submission, or nothing for a manual carrier). Kept behind this interface
+ * so work orders do not depend on how each carrier is reached.
  */
 export interface InstallationHooks {
   submitted(tx: Transaction<Database>, context: TransitionContext): Promise<void>
-  completed(tx: Transaction<Database>, context: TransitionContext): Promise<void>
 }
 
-export const NO_INSTALLATION_HOOKS: InstallationHooks = { submitted: async () => {}, completed: async () => {} }
+export const NO_INSTALLATION_HOOKS: InstallationHooks = { submitted: async () => {} }
 
 /** Who a history entry names; a sandbox carrier acting passes its own label. */
 export interface TransitionOptions {
@@ -142,7 +140,7 @@ export function createWorkOrderTransitionsService(deps: { db: Db; carriers: Carr
       if (input.status === 'submitted') {
         await hooks.submitted(tx, context(await onSubmitted(tx, actor, cp, now)))
       } else if (input.status === 'completed') {
-        await hooks.completed(tx, context(await onCompleted(tx, actor, cp, carrier, groupNumber!, now)))
+        await onCompleted(tx, actor, cp, carrier, groupNumber!, now)
       } else if (input.status === 'cancelled') {
         await tx
           .updateTable('group_installments')

@@ -13,36 +13,26 @@ export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: 
   return query.forUpdate().executeTakeFirst()
 }
 
-export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriodId: string): Promise<WorkOrderRow | undefined> {
+/** A work order with what every answer shows of its coverage period (group and carrier). */
+function workOrders(db: Executor) {
   return db
     .selectFrom('work_orders as wo')
     .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
     .selectAll('wo')
     .select(['cp.group_id', 'cp.carrier_name'])
-    .where('wo.coverage_period_id', '=', coveragePeriodId)
-    .executeTakeFirst()
+}
+
+export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriodId: string): Promise<WorkOrderRow | undefined> {
+  return workOrders(db).where('wo.coverage_period_id', '=', coveragePeriodId).executeTakeFirst()
 }
 
 /** A work order by id, locked until the transaction ends: transitions of one order run one at a time. */
 export async function lockWorkOrder(tx: Executor, id: string): Promise<WorkOrderRow | undefined> {
-  return tx
-    .selectFrom('work_orders as wo')
-    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
-    .selectAll('wo')
-    .select(['cp.group_id', 'cp.carrier_name'])
-    .where('wo.id', '=', id)
-    .forUpdate('wo')
-    .executeTakeFirst()
+  return workOrders(tx).where('wo.id', '=', id).forUpdate('wo').executeTakeFirst()
 }
 
 export async function findWorkOrder(db: Executor, id: string): Promise<WorkOrderRow | undefined> {
-  return db
-    .selectFrom('work_orders as wo')
-    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
-    .selectAll('wo')
-    .select(['cp.group_id', 'cp.carrier_name'])
-    .where('wo.id', '=', id)
-    .executeTakeFirst()
+  return workOrders(db).where('wo.id', '=', id).executeTakeFirst()
 }
 
 export interface WorkOrderFilters {
