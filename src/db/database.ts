@@ -46,6 +46,7 @@ export interface DatabaseHandle {
 export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }): Promise<DatabaseHandle> {
   if (config.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, Client: NamedStatementClient })
+    pool.on('error', reportIdleConnectionError)
     return wrap(pool, 'postgres', async () => {})
   }
   let lock: DataDirLock | undefined
@@ -68,6 +69,21 @@ export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }):
     lock?.release()
     throw error
   }
+}
+
+/**
+ * PostgreSQL ended a connection that sat idle in the pool (a server restart, a failover, an
+ * administrator's pg_terminate_backend, or a database dropped WITH (FORCE) while the pool was
+ * still saying goodbye). The pool has already discarded it and opens a new one when needed, so
+ * this is worth a warning, not a crash: without a listener, Node throws the pool's 'error' event
+ * and the whole service would exit. The message is the server's, which never carries row data.
+ */
+export const IDLE_CONNECTION_WARNING_CODE = 'ENROLLSYNC_IDLE_CONNECTION_LOST'
+
+function reportIdleConnectionError(error: Error): void {
+  process.emitWarning(`PostgreSQL closed an idle pooled connection (${error.message}); a new one is opened when needed`, {
+    code: IDLE_CONNECTION_WARNING_CODE,
+  })
 }
 
 function wrap(pool: pg.Pool, kind: DatabaseHandle['kind'], afterPoolEnd: () => Promise<void>): DatabaseHandle {
