@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -5,6 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { Db } from './db/schema.js'
 import type { App } from './http/app-types.js'
+import { consoleRoutes } from './http/console-assets.js'
 import { DOCS_PREFIX, registerGuard } from './http/guard.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { openApiOptions } from './http/openapi.js'
@@ -54,6 +56,10 @@ import { healthRoutes } from './modules/health/health.routes.js'
 import { jobsRoutes } from './modules/jobs/jobs.routes.js'
 import { usersRoutes } from './modules/users/users.routes.js'
 import { createUsersService } from './modules/users/users.service.js'
+import { createConsolePasswordsService } from './modules/sessions/console-passwords.service.js'
+import { sessionsRoutes } from './modules/sessions/sessions.routes.js'
+import { createSessionsService } from './modules/sessions/sessions.service.js'
+import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
 import { systemResolveHost, type ResolveHost } from './lib/outbound-url.js'
 import { watcherDeliveriesRoutes } from './modules/watchers/watcher-deliveries.routes.js'
 import { createWatcherDeliveriesService } from './modules/watchers/watcher-deliveries.service.js'
@@ -84,7 +90,14 @@ export interface AppDeps {
   carrierSide?: CarrierSettings
   /** Body limit of POST /coverage_periods/{id}/census_requests (CENSUS_BODY_LIMIT_BYTES). */
   censusBodyLimitBytes?: number
+  /** Where the built console is (dist/console by default, from `vite build`). */
+  consoleDirectory?: string
+  /** Console session lifetime and failed sign-in limits (SESSION_TTL_SECONDS, SIGN_IN_*); defaults when absent. */
+  consoleSessions?: ConsoleSessionSettings
 }
+
+// From src/app.ts (tests) and dist/app.js (npm start) alike, the build lands in <repo>/dist/console.
+const DEFAULT_CONSOLE_DIRECTORY = fileURLToPath(new URL('../dist/console/', import.meta.url))
 
 export type Services = ReturnType<typeof createServices>
 
@@ -100,6 +113,7 @@ export function createServices(
     recordMemberChanges,
     accounts: createAccountsService({ db, onApiKeyRevoked: (id) => credentials?.forget(id) }),
     users: createUsersService({ db }),
+    consolePasswords: createConsolePasswordsService({ db }),
     groups: createGroupsService({ db }),
     groupInstallments: createGroupInstallmentsService({ db, carriers }),
     coveragePeriods: createCoveragePeriodsService({ db, carriers }),
@@ -119,7 +133,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 // Credentials pino must never print if a request object is ever logged. Bodies and query strings
 // are never logged (the access line has the path only), which is what keeps PII out; exact paths
 // here because wildcard redaction doubles the cost of every log line.
-export const REDACTED_LOG_PATHS = ['req.headers["service-api-key"]', 'req.headers.authorization', 'req.headers.cookie']
+export const REDACTED_LOG_PATHS = ['req.headers["service-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]']
 
 /** Builds the Fastify app. It never listens: `main/serve.ts` does, and tests use inject(). */
 export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services; credentials: CredentialCache }> {
@@ -132,6 +146,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     // One access line per request (below) instead of Fastify's two; halves logging on the hot path.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
+    // A path Fastify cannot decode never reaches a route: answer it as every other failure, in
+    // problem+json (the path itself is not echoed; it may hold anything).
+    frameworkErrors: (error, request, reply) => {
+      const code = error.code === 'FST_ERR_BAD_URL' ? 'malformed_url' : 'validation_failed'
+      const detail = code === 'malformed_url' ? 'The path is not a valid URL: a percent-encoding in it is not valid UTF-8.' : error.message
+      // No hook runs for these, so the request id the guard would have set is set here.
+      reply.header('X-Request-Id', request.id)
+      return sendProblem(reply, problem(request, code, detail))
+    },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : uuidv7()
@@ -181,7 +204,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const credentials = new CredentialCache(deps.db, deps.apiKeyCacheSeconds * 1000)
   const tokens = new TokenService(deps.tokenSigningSecret)
   const limiter = new RateLimiter(deps.rateLimitStore, deps.rateLimit.max, deps.rateLimit.windowSeconds)
-  registerGuard(app, { credentials, tokens, limiter })
+  const sessions = createSessionsService({
+    db: deps.db,
+    failureCounter: deps.rateLimitStore,
+    settings: deps.consoleSessions ?? DEFAULT_CONSOLE_SESSION_SETTINGS,
+  })
+  registerGuard(app, { credentials, tokens, limiter, sessions })
   registerIdempotency(app, deps.db)
 
   await app.register(fastifySwagger, openApiOptions)
@@ -192,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const services = createServices(deps.db, credentials, carriers, deps.carrierSide)
   healthRoutes(app, deps.pingDatabase)
   authRoutes(app, tokens)
+  sessionsRoutes(app, sessions)
   accountsRoutes(app, services.accounts)
   usersRoutes(app, services.users)
   groupsRoutes(app, services.groups)
@@ -214,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   carriersRoutes(app, carriers)
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)
+  consoleRoutes(app, deps.consoleDirectory ?? DEFAULT_CONSOLE_DIRECTORY)
 
   app.addHook('onClose', async () => {
     await limiter.close()

@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
+import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
 /**
@@ -43,6 +44,10 @@ const EnvSchema = Type.Object({
   EDI_SENDER_QUALIFIER: Type.String({ pattern: '^[0-9A-Z]{2}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderQualifier }),
   EDI_SENDER_ID: Type.String({ pattern: '^[0-9A-Za-z ]{1,15}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderId }),
   CENSUS_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 * 1024 }),
+  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: DEFAULT_CONSOLE_SESSION_SETTINGS.ttlSeconds }),
+  SIGN_IN_MAX_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerEmail }),
+  SIGN_IN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerAddress }),
+  SIGN_IN_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CONSOLE_SESSION_SETTINGS.failureWindowSeconds }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -85,6 +90,8 @@ export interface Config {
   readonly carrierSide: CarrierSettings
   /** A census (thousands of families, or an 834 file) is larger than other bodies. */
   readonly censusBodyLimitBytes: number
+  /** Console session lifetime and the failed sign-in limits. */
+  readonly consoleSessions: Readonly<ConsoleSessionSettings>
 }
 
 export class ConfigError extends Error {}
@@ -185,5 +192,11 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       secrets: Object.freeze({ ...source }),
     }),
     censusBodyLimitBytes: env.CENSUS_BODY_LIMIT_BYTES,
+    consoleSessions: Object.freeze({
+      ttlSeconds: env.SESSION_TTL_SECONDS,
+      maxFailuresPerEmail: env.SIGN_IN_MAX_FAILURES,
+      maxFailuresPerAddress: env.SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: env.SIGN_IN_WINDOW_SECONDS,
+    }),
   })
 }

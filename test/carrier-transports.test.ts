@@ -13,7 +13,7 @@ import { createApiConnector, createFileTransport } from '../src/modules/carrier-
 import { FileDeliveryError, type FileTransport } from '../src/modules/carrier-delivery/transports/file-transport.js'
 import { SftpTransport } from '../src/modules/carrier-delivery/transports/sftp-transport.js'
 import type { SftpTransportSettings } from '../src/modules/carrier-delivery/transports/transport.schema.js'
-import { startSftpServer, type TestSftpServer } from './helpers/sftp-server.js'
+import { ed25519KeyPair, startSftpServer, type TestSftpServer } from './helpers/sftp-server.js'
 
 const CHUNK = 64 * 1024
 
@@ -161,7 +161,7 @@ describe('sftp transport', () => {
   }
 
   beforeAll(async () => {
-    const clientKey = ssh2.utils.generateKeyPairSync('ed25519')
+    const clientKey = ed25519KeyPair()
     clientKeyDir = await mkdtemp(join(tmpdir(), 'sftp-client-'))
     await writeFile(join(clientKeyDir, 'id_ed25519'), clientKey.private, { mode: 0o600 })
     server = await startSftpServer({ authorizedKey: clientKey.public })
@@ -252,7 +252,7 @@ describe('sftp transport', () => {
   })
 
   it('when the host key does not match the pin, then the connection is refused before login or upload', async () => {
-    const other = ssh2.utils.parseKey(ssh2.utils.generateKeyPairSync('ed25519').private)
+    const other = ssh2.utils.parseKey(ed25519KeyPair().private)
     if (other instanceof Error) throw other
     const otherPin = createHash('sha256').update(other.getPublicSSH()).digest('hex')
     const { passwordAttempts, bytesReceived } = server

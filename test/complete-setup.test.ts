@@ -41,6 +41,8 @@ describe('POST /coverage_periods/{id}/complete_setup (step 7)', () => {
       id: expect.any(String),
       coverage_period_id: setup.coveragePeriod.id,
       group_id: setup.group.id,
+      group_name: setup.group.organization_name,
+      coverage_period_external_identifier: setup.coveragePeriod.external_identifier,
       carrier_name: 'sandbox_edi',
       status: 'open',
       allowed_transitions: ['in_progress', 'cancelled'],

@@ -144,6 +144,16 @@ describe('not found', () => {
     expectProblem(await call(t.app, partner, 'PATCH', '/users'), 404, 'route_not_found')
   })
 
+  it('when the path holds a percent-encoding that is not UTF-8, then 400 malformed_url in problem+json, without echoing the path', async () => {
+    const partner = await t.newPartner()
+    for (const path of ['/errors/%E0%A4%A', '/console/errors/%E0%A4%A']) {
+      const res = await call(t.app, partner, 'GET', path)
+      expectProblem(res, 400, 'malformed_url')
+      expect(res.headers['content-type']).toContain('application/problem+json')
+      expect(res.body).not.toContain('%E0')
+    }
+  })
+
   it('when an id is malformed or unknown, then 404 (never 422 or 500)', async () => {
     const partner = await t.newPartner()
     expectProblem(await call(t.app, partner, 'GET', '/users/not-a-uuid'), 404, 'not_found')

@@ -268,3 +268,31 @@ describe('POST /groups/{id}/locations', () => {
     expect(res.json().errors).toContainEqual(expect.objectContaining({ pointer: '/location/type', code: 'invalid_value' }))
   })
 })
+
+describe('GET /groups?search=', () => {
+  it('when a partner searches by part of a name or external identifier in any case, then only the matching groups of its account answer', async () => {
+    const partner = await t.newPartner()
+    const other = await t.newPartner()
+    const pine = await newGroup(partner, { external_identifier: 'PINE-001', employer: { ...groupBody().employer as object, organization_name: 'Pinewood Dental LLC' } })
+    const birch = await newGroup(partner, { external_identifier: 'birch-77', employer: { ...groupBody().employer as object, organization_name: 'Birch & Co' } })
+    await newGroup(other, { external_identifier: 'pine-other', employer: { ...groupBody().employer as object, organization_name: 'Pinewood Elsewhere' } })
+
+    const search = async (text: string) => {
+      const res = await call(t.app, partner, 'GET', `/groups?search=${encodeURIComponent(text)}`)
+      expect(res.statusCode, res.body).toBe(200)
+      return { ids: res.json().groups.map((g: { id: string }) => g.id), total: res.headers.total }
+    }
+    expect(await search('pinewood')).toEqual({ ids: [pine.id], total: '1' })
+    expect(await search('BIRCH-7')).toEqual({ ids: [birch.id], total: '1' })
+    expect(await search('pine')).toEqual({ ids: [pine.id], total: '1' })
+    // Pattern characters are literal: "%" matches only a "%", which no name holds.
+    expect(await search('%')).toEqual({ ids: [], total: '0' })
+    expect((await search('&')).ids).toEqual([birch.id])
+  })
+
+  it('when the search text is empty, then 422 names the parameter', async () => {
+    const res = await call(t.app, await t.newPartner(), 'GET', '/groups?search=')
+    expect(res.statusCode).toBe(422)
+    expect(JSON.stringify(res.json())).toContain('search')
+  })
+})

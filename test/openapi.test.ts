@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { renderConsoleTypes } from '../src/main/console-types.js'
 import { startTestApp, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
@@ -14,6 +15,11 @@ describe('the OpenAPI document', () => {
   it('when the routes change, then the committed openapi.json must be regenerated (npm run openapi)', () => {
     const committed = JSON.parse(readFileSync('openapi.json', 'utf8'))
     expect(t.app.swagger(), 'openapi.json is stale: run `npm run openapi` and commit it').toEqual(committed)
+  })
+
+  it("when openapi.json changes, then the console's client types must be regenerated with it (npm run openapi)", async () => {
+    const committed = readFileSync('console/src/api/schema.d.ts', 'utf8')
+    expect(await renderConsoleTypes(t.app.swagger()), 'console/src/api/schema.d.ts is stale: run `npm run openapi`').toBe(committed)
   })
 
   it('when served at /openapi.json without credentials, then it is OpenAPI 3.1 with every operation named, summarised and its errors listed', async () => {

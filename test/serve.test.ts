@@ -22,8 +22,8 @@ afterAll(async () => {
 
 function readCredentials() {
   return JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as {
-    service: { api_key: string }
-    partner: { api_key: string }
+    service: { api_key: string; console: { email: string; password: string } }
+    partner: { api_key: string; console: { email: string; password: string } }
   }
 }
 
@@ -41,6 +41,30 @@ describe('npm start on the embedded database', () => {
     const accounts = await fetch(`${server!.url}/accounts`, { headers: { 'service-api-key': credentials.service.api_key } })
     const { accounts: listed } = (await accounts.json()) as { accounts: Array<{ kind: string }> }
     expect(listed.map((a) => a.kind).sort()).toEqual(['partner', 'service'])
+  })
+
+  it('when it starts, then /console serves the built console and each first-start administrator can sign in with the printed password', async () => {
+    const page = await fetch(`${server!.url}/console/errors`, { headers: { 'accept-encoding': 'gzip' } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
+    expect(script, 'index.html names its bundle').toBeDefined()
+    const bundle = await fetch(`${server!.url}${script}`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get('cache-control')).toContain('immutable')
+
+    const output = server!.output()
+    for (const { console: signIn } of Object.values(readCredentials())) {
+      expect(output).toContain(signIn.password)
+      const session = await fetch(`${server!.url}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: signIn.email, password: signIn.password }),
+      })
+      expect(session.status, await session.clone().text()).toBe(201)
+      expect(session.headers.get('set-cookie')).toMatch(/^enrollsync_session=/)
+    }
   })
 
   it('when a second process opens the same data directory, then it exits with a clear message and the first keeps serving', async () => {

@@ -21,12 +21,20 @@ export const USAGE = `Usage: enrollsync <command> [options]    (or: npm run cli 
   users create --account ACCOUNT_ID --email EMAIL [--roles role1,role2]
   users list --account ACCOUNT_ID
   users deactivate USER_ID
+  users set-password USER_ID                       reads the new console password from standard input
+  users reset-password USER_ID                     sets a generated password and prints it once
   migrate                                          apply pending migrations
   help
 
 The command line works on the database of the current environment (DATABASE_URL, or the
 embedded one in DATA_DIR). With the embedded database, stop the service first: one process at a time.
-Output is JSON.`
+Output is JSON.
+
+Console passwords are 12 to 256 characters. set-password reads the first line of standard input,
+so the password never appears in the command line or the shell history:
+  printf '%s\\n' "$PASSWORD" | npm run cli -- users set-password USER_ID
+Both password commands end the user's open console sessions. Sign-in is by email alone, so an
+email can hold a password in one account only.`
 
 const cliActor = (accountId: string): Actor => ({
   accountId,
@@ -62,11 +70,30 @@ const OPTIONS = {
   roles: { type: 'string' },
 } as const
 
+/** Where a command reads what must not be an argument (a password): standard input, in `main/cli.ts`. */
+export interface CommandInput {
+  readStdin(): Promise<string>
+}
+
+const NO_INPUT: CommandInput = {
+  readStdin: () => Promise.reject(new UsageError('This command reads standard input, which is not available here')),
+}
+
+/** The first line of standard input without its line ending: the password of `users set-password`. */
+async function passwordFromStdin(input: CommandInput): Promise<string> {
+  const text = await input.readStdin()
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? ''
+  if (firstLine === '') {
+    throw new UsageError(`users set-password reads the password from the first line of standard input, e.g.: printf '%s\\n' "$PASSWORD" | npm run cli -- users set-password USER_ID`)
+  }
+  return firstLine
+}
+
 /**
  * Runs one command against the services and answers what to print. Everything goes through the
  * same services as the API, so the rules (validation, audit events) are the same.
  */
-export async function runCommand(argv: string[], services: Services): Promise<unknown> {
+export async function runCommand(argv: string[], services: Services, input: CommandInput = NO_INPUT): Promise<unknown> {
   const { positionals, values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
   const [resource, action, target] = positionals
 
@@ -89,7 +116,7 @@ export async function runCommand(argv: string[], services: Services): Promise<un
       return services.accounts.createApiKey(cliActor(accountId), accountId, api_key.name)
     }
     case 'keys list':
-      return services.accounts.listApiKeys(uuidArgument(values.account, '--account'))
+      return services.accounts.listApiKeys(cliActor(''), uuidArgument(values.account, '--account'))
     case 'keys revoke': {
       const keyId = uuidArgument(target, 'KEY_ID')
       return services.accounts.revokeApiKey(cliActor(''), keyId)
@@ -107,6 +134,12 @@ export async function runCommand(argv: string[], services: Services): Promise<un
     }
     case 'users deactivate':
       return services.users.deactivateUser(cliActor(''), uuidArgument(target, 'USER_ID'))
+    case 'users set-password': {
+      const userId = uuidArgument(target, 'USER_ID')
+      return services.consolePasswords.setPassword(cliActor(''), userId, await passwordFromStdin(input))
+    }
+    case 'users reset-password':
+      return services.consolePasswords.resetPassword(cliActor(''), uuidArgument(target, 'USER_ID'))
     default:
       throw new UsageError(resource ? `Unknown command: ${positionals.join(' ')}` : 'No command given')
   }

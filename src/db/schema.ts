@@ -31,6 +31,20 @@ export interface UsersTable {
   role_names: string[]
   created_at: Timestamp
   deactivated_at: NullableTimestamp
+  /** scrypt$N$r$p$salt$hash (src/lib/passwords.ts); null: cannot sign in to the console. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>
+  password_set_at: NullableTimestamp
+}
+
+/** A signed-in console browser; the cookie's token is kept only as its SHA-256. */
+export interface ConsoleSessionsTable {
+  id: string
+  token_hash: Buffer
+  user_id: string
+  account_id: string
+  csrf_token: string
+  created_at: Timestamp
+  expires_at: Timestamp
 }
 
 /** Dates (`date` columns) travel as YYYY-MM-DD strings: see the type parser in database.ts. */
@@ -498,7 +512,9 @@ export interface AuditEventsTable {
   account_id: string
   actor_account_id: string | null
   api_key_id: string | null
-  channel: 'api' | 'cli' | 'system'
+  /** The signed-in user of a console change. */
+  actor_user_id: ColumnType<string | null, string | null | undefined, string | null>
+  channel: 'api' | 'cli' | 'system' | 'console'
   request_id: string | null
   action: string
   resource_type: string
@@ -510,6 +526,7 @@ export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   users: UsersTable
+  console_sessions: ConsoleSessionsTable
   groups: GroupsTable
   idempotency_keys: IdempotencyKeysTable
   jobs: JobsTable
@@ -549,6 +566,7 @@ export type Executor = Kysely<Database> | Transaction<Database>
 export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type UserRow = Selectable<UsersTable>
+export type ConsoleSessionRow = Selectable<ConsoleSessionsTable>
 export type GroupRow = Selectable<GroupsTable>
 export type JobRow = Selectable<JobsTable>
 export type NewJob = Insertable<JobsTable>

@@ -2,12 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify'
 import type { Actor } from '../lib/actor.js'
+import type { ConsoleSession } from '../modules/sessions/sessions.service.js'
 
 /**
- * Who may call a route. `none`: public (health, docs). `api_key`: only the Service-Api-Key header
- * (minting tokens). `any`: any valid credential. `service`: operator credentials only.
+ * Who may call a route. `none`: public (health, docs, signing in). `api_key`: only the
+ * Service-Api-Key header (minting tokens). `any`: any valid credential (key, token or console
+ * session). `service`: operator credentials only (keys, tokens or sessions of a service account).
+ * `account_admin`: operator credentials, or the session of a user with the admin role, for their
+ * own account only (the service checks the account). `session`: the console session cookie only.
  */
-export type AuthPolicy = 'none' | 'api_key' | 'any' | 'service'
+export type AuthPolicy = 'none' | 'api_key' | 'any' | 'service' | 'account_admin' | 'session'
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
@@ -18,6 +22,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the guard on every authenticated route; null on public ones. */
     actor: Actor | null
+    /** The console session the request was authenticated with; null for keys, tokens and public routes. */
+    consoleSession: ConsoleSession | null
     /** The body exactly as received, for Idempotency-Key fingerprints. */
     rawBody: string | undefined
   }

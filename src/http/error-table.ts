@@ -14,10 +14,12 @@ import type { WatcherErrorCode } from '../modules/watchers/watchers.errors.js'
 import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
 import type { FileDeliveryErrorCode } from '../modules/carrier-delivery/file-deliveries.errors.js'
 import type { CensusErrorCode } from '../modules/census/census.errors.js'
+import type { SessionErrorCode } from '../modules/sessions/sessions.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
   | 'malformed_json'
+  | 'malformed_url'
   | 'invalid_credentials'
   | 'missing_credentials'
   | 'token_expired'
@@ -25,6 +27,7 @@ export type HttpErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'route_not_found'
+  | 'console_not_built'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation_failed'
@@ -48,6 +51,7 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | ErrorResourceErrorCode
   | FileDeliveryErrorCode
   | CensusErrorCode
+  | SessionErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -65,6 +69,11 @@ export const errorTable = {
     status: 400,
     title: 'Malformed JSON',
     description: 'The body is not valid JSON. Fix the syntax at the position given in detail.',
+  },
+  malformed_url: {
+    status: 400,
+    title: 'Malformed URL',
+    description: 'The path holds a percent-encoding that is not valid UTF-8 (such as a lone `%` or `%E0%A4`). Encode the path with encodeURIComponent.',
   },
   missing_credentials: {
     status: 401,
@@ -100,6 +109,11 @@ export const errorTable = {
     status: 404,
     title: 'No such endpoint',
     description: 'No endpoint has this method and path. See /docs for the reference.',
+  },
+  console_not_built: {
+    status: 503,
+    title: 'Console not built',
+    description: 'This server runs without the built operations console; `npm run build` (which `npm start` runs) builds it into dist/console.',
   },
   payload_too_large: {
     status: 413,
@@ -295,6 +309,46 @@ export const errorTable = {
     status: 422,
     title: 'Census cannot be read',
     description: 'The census has neither or both of subscribers and x12_834, or its 834 file cannot be parsed; detail names the segment.',
+  },
+  sign_in_failed: {
+    status: 401,
+    title: 'Sign-in failed',
+    description: 'The email or password is not right (also for an unknown email, a user without a password or a deactivated user). Check both and try again.',
+  },
+  sign_in_rate_limited: {
+    status: 429,
+    title: 'Too many failed sign-ins',
+    description: 'Too many failed sign-ins for this email or from this address in the window (SIGN_IN_WINDOW_SECONDS); even the right password is refused until it ends. Wait Retry-After seconds.',
+  },
+  session_expired: {
+    status: 401,
+    title: 'Session ended',
+    description: 'The console session cookie no longer works: it expired, you signed out, or the user was deactivated or given a new password. The cookie is cleared; sign in again with POST /session.',
+  },
+  csrf_token_invalid: {
+    status: 403,
+    title: 'CSRF token missing or wrong',
+    description: 'A change made with a console session must send X-CSRF-Token equal to the csrf_token of POST /session (or GET /session).',
+  },
+  admin_role_required: {
+    status: 403,
+    title: 'Admin role required',
+    description: "Managing users and API keys from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
+  },
+  password_rules_not_met: {
+    status: 422,
+    title: 'Password not allowed',
+    description: 'A console password must be 12 to 256 characters long (command line: users set-password).',
+  },
+  console_email_taken: {
+    status: 409,
+    title: 'Email already signs in elsewhere',
+    description: 'An active user of another account already has a password with this email; sign-in is by email alone, so an email signs in to one account only (command line: users set-password).',
+  },
+  user_deactivated: {
+    status: 409,
+    title: 'User deactivated',
+    description: 'A deactivated user can no longer sign in, so it cannot be given a password (command line: users set-password).',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

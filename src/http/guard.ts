@@ -1,29 +1,59 @@
 import type { FastifyRequest } from 'fastify'
-import type { Actor, Principal } from '../lib/actor.js'
+import { isAccountAdmin, type Actor } from '../lib/actor.js'
 import { looksLikeApiKey } from '../lib/api-key-secret.js'
 import type { DomainError } from '../lib/domain-error.js'
 import type { CredentialCache } from '../modules/auth/credential-cache.js'
 import type { TokenService } from '../modules/auth/tokens.js'
-import type { App } from './app-types.js'
+import { adminRoleRequired, csrfTokenInvalid, sessionExpired } from '../modules/sessions/sessions.errors.js'
+import type { ConsoleSession, SessionLookup } from '../modules/sessions/sessions.service.js'
+import { clearedSessionCookie, CSRF_HEADER, csrfTokenMatches, readSessionCookie, SESSION_COOKIE } from '../modules/sessions/session-cookie.js'
+import type { App, AuthPolicy } from './app-types.js'
 import type { ErrorCode } from './error-table.js'
 import { httpError } from './problem.js'
 import { RateLimiter } from './rate-limit.js'
 
 export const DOCS_PREFIX = '/docs'
 
-type Authentication = { principal: Principal } | { failure: DomainError<ErrorCode> }
+type Identity = Omit<Actor, 'requestId'>
+type Authentication =
+  | { identity: Identity; session?: ConsoleSession }
+  | { failure: DomainError<ErrorCode>; sessionEnded?: boolean }
 
 export interface GuardDeps {
   credentials: CredentialCache
   tokens: TokenService
   limiter: RateLimiter
+  /** Looks up the console session a cookie names. */
+  sessions: { authenticate(token: string): Promise<SessionLookup> }
 }
+
+// Methods that change nothing: a console session needs no CSRF token for them.
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
-async function authenticate(request: FastifyRequest, deps: GuardDeps, allowBearer: boolean): Promise<Authentication> {
+async function authenticateSession(request: FastifyRequest, deps: GuardDeps, sessionOnly: boolean): Promise<Authentication> {
+  const token = readSessionCookie(request.headers.cookie)
+  if (token === undefined) {
+    const detail = sessionOnly
+      ? `Sign in with POST /session first: this endpoint reads the console session cookie (${SESSION_COOKIE}) only.`
+      : 'Send your API key in the Service-Api-Key header, or a token from POST /auth/token in Authorization: Bearer, or sign in to the console with POST /session.'
+    return { failure: httpError('missing_credentials', detail) }
+  }
+  const lookup = await deps.sessions.authenticate(token)
+  if (lookup.status !== 'live') return { failure: sessionExpired(), sessionEnded: true }
+  return { identity: lookup.session.actor, session: lookup.session }
+}
+
+async function authenticate(request: FastifyRequest, deps: GuardDeps, policy: AuthPolicy): Promise<Authentication> {
+  if (policy === 'session') return authenticateSession(request, deps, true)
+  // API clients are unaffected by cookies: whoever sends either header is authenticated by it alone.
+  const sendsApiCredentials = request.headers['service-api-key'] !== undefined || request.headers.authorization !== undefined
+  if (!sendsApiCredentials && policy !== 'api_key') return authenticateSession(request, deps, false)
+
+  const allowBearer = policy !== 'api_key'
   const apiKey = singleHeader(request.headers['service-api-key'])?.trim()
   const authorization = singleHeader(request.headers.authorization)
   const bearer = allowBearer && authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined
@@ -35,12 +65,13 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, allowBeare
     return { failure: httpError('missing_credentials', detail) }
   }
 
-  let fromKey: Principal | null = null
+  let fromKey: Identity | null = null
   if (apiKey) {
-    fromKey = looksLikeApiKey(apiKey) ? await deps.credentials.bySecret(apiKey) : null
-    if (!fromKey) return { failure: httpError('invalid_credentials', 'The API key in Service-Api-Key is not valid or has been revoked.') }
+    const principal = looksLikeApiKey(apiKey) ? await deps.credentials.bySecret(apiKey) : null
+    if (!principal) return { failure: httpError('invalid_credentials', 'The API key in Service-Api-Key is not valid or has been revoked.') }
+    fromKey = { ...principal, channel: 'api' }
   }
-  if (!bearer) return { principal: fromKey! }
+  if (!bearer) return { identity: fromKey! }
 
   const verified = await deps.tokens.verify(bearer)
   if (!verified.ok) {
@@ -55,17 +86,43 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, allowBeare
   if (fromKey && fromKey.accountId !== fromToken.accountId) {
     return { failure: httpError('credentials_mismatch', 'Service-Api-Key and the bearer token belong to different accounts.') }
   }
-  return { principal: fromKey ?? fromToken }
+  return { identity: fromKey ?? { ...fromToken, channel: 'api' } }
+}
+
+/**
+ * Whether an authenticated caller may call a route of this policy: undefined when it may, else the
+ * problem to answer. Account administrators are let through here; that they act on their own
+ * account only is checked by the service, so another account's resource answers 404.
+ */
+export function authorize(policy: AuthPolicy, identity: Identity): DomainError<ErrorCode> | undefined {
+  switch (policy) {
+    case 'none':
+    case 'api_key':
+    case 'any':
+    case 'session':
+      return undefined
+    case 'service':
+      return identity.accountKind === 'service'
+        ? undefined
+        : httpError('forbidden', 'This endpoint is for the operator of the service; partner credentials may not call it.')
+    case 'account_admin':
+      // A person (console session) needs the admin role, operators included, as for managing users.
+      if (identity.user) return isAccountAdmin(identity.user) ? undefined : adminRoleRequired("manage the account's API keys")
+      if (identity.accountKind === 'service') return undefined
+      return httpError('forbidden', "Managing API keys needs an operator credential or a console session of the account's administrator (admin role).")
+  }
 }
 
 /**
  * One onRequest hook per request, in this order: set X-Request-Id, authenticate, count the call against the
  * account's limit (or the client address when authentication failed, so guessing keys is
- * limited too), then refuse what failed. Public routes (`auth: 'none'`) and unknown routes skip
- * all of it, which keeps health checks free of auth and limits.
+ * limited too), then refuse what failed, check the CSRF token of a console session and the route's
+ * policy. Public routes (`auth: 'none'`) and unknown routes skip all of it, which keeps health
+ * checks free of auth and limits.
  */
 export function registerGuard(app: App, deps: GuardDeps): void {
   app.decorateRequest('actor', null)
+  app.decorateRequest('consoleSession', null)
   // Fail closed: a route without an explicit policy stops the start instead of being public.
   // Only the reference pages under /docs (registered by @fastify/swagger-ui) are public by default.
   app.addHook('onRoute', (route) => {
@@ -79,11 +136,12 @@ export function registerGuard(app: App, deps: GuardDeps): void {
   app.addHook('onRequest', async (request, reply) => {
     // Every response carries its request id; set here to spare the hot path a hook of its own.
     reply.header('X-Request-Id', request.id)
-    const policy = request.routeOptions.config.auth
+    // Every route has a policy (onRoute above); should one slip through, it still needs credentials.
+    const policy = request.routeOptions.config.auth ?? 'any'
     if (request.is404 || policy === 'none') return
 
-    const authentication = await authenticate(request, deps, policy !== 'api_key')
-    const limitKey = 'principal' in authentication ? `account:${authentication.principal.accountId}` : `address:${request.ip}`
+    const authentication = await authenticate(request, deps, policy)
+    const limitKey = 'identity' in authentication ? `account:${authentication.identity.accountId}` : `address:${request.ip}`
     const verdict = await consumeOrAllow(deps.limiter, limitKey, request)
     if (verdict) {
       reply.headers(deps.limiter.headers(verdict))
@@ -95,12 +153,19 @@ export function registerGuard(app: App, deps: GuardDeps): void {
         )
       }
     }
-    if ('failure' in authentication) throw authentication.failure
-    const { principal } = authentication
-    if (policy === 'service' && principal.accountKind !== 'service') {
-      throw httpError('forbidden', 'This endpoint is for the operator of the service; partner credentials may not call it.')
+    if ('failure' in authentication) {
+      // The browser drops a cookie that no longer works, so the console starts from the sign-in page.
+      if (authentication.sessionEnded) reply.header('Set-Cookie', clearedSessionCookie(request.protocol === 'https'))
+      throw authentication.failure
     }
-    request.actor = { ...principal, requestId: request.id, channel: 'api' }
+    const { identity, session } = authentication
+    if (session && !SAFE_METHODS.has(request.method) && !csrfTokenMatches(request.headers[CSRF_HEADER], session.csrfToken)) {
+      throw csrfTokenInvalid()
+    }
+    const refusal = authorize(policy, identity)
+    if (refusal) throw refusal
+    request.actor = { ...identity, requestId: request.id }
+    request.consoleSession = session ?? null
   })
 }
 
@@ -118,4 +183,10 @@ async function consumeOrAllow(limiter: RateLimiter, key: string, request: Fastif
 export function requireActor(request: FastifyRequest): Actor {
   if (!request.actor) throw new Error(`Route ${request.routeOptions.url} has no authentication policy`)
   return request.actor
+}
+
+/** The console session of a route with the `session` policy; the guard has checked it. */
+export function requireConsoleSession(request: FastifyRequest): ConsoleSession {
+  if (!request.consoleSession) throw new Error(`Route ${request.routeOptions.url} is not a session route`)
+  return request.consoleSession
 }

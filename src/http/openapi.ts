@@ -4,7 +4,9 @@ const description = `Enrollsync places employer groups with insurance carriers a
 
 **Authentication.** Send your API key in the \`Service-Api-Key\` header on every call, or exchange it
 at \`POST /auth/token\` for a one-day token sent as \`Authorization: Bearer <token>\`. When both are sent
-they must belong to the same account.
+they must belong to the same account. The operations console (served at \`/console\`) signs in with
+\`POST /session\` instead and sends the session cookie \`enrollsync_session\`; its requests that change
+something also carry \`X-CSRF-Token\`. A request with either API header is never authenticated by the cookie.
 
 **Errors** are \`application/problem+json\` (RFC 9457) with a stable \`code\`; validation failures list
 each offending field in \`errors[]\` with a JSON \`pointer\` into the body or the query \`parameter\`.
@@ -27,6 +29,7 @@ export const openApiOptions: SwaggerOptions = {
     servers: [{ url: 'http://localhost:3000', description: 'Local development (npm start)' }],
     tags: [
       { name: 'Authentication', description: 'API keys and tokens' },
+      { name: 'Console sessions', description: 'Signing in to the operations console with an email and password: a session cookie and its CSRF token' },
       { name: 'Users', description: 'Registered users named in comments and resolutions' },
       { name: 'Groups', description: 'Employer groups' },
       { name: 'Group installments', description: 'Step 1 of placing a new group with a carrier, and its progress through the seven steps' },
@@ -49,9 +52,15 @@ export const openApiOptions: SwaggerOptions = {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'An API key (esk_...)' },
         BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token' },
+        SessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'enrollsync_session',
+          description: 'The console session from POST /session; changes also need the X-CSRF-Token header',
+        },
       },
     },
-    security: [{ ApiKey: [] }, { BearerToken: [] }],
+    security: [{ ApiKey: [] }, { BearerToken: [] }, { SessionCookie: [] }],
   },
   // Shared schemas keep their $id as the component name (#/components/schemas/Problem).
   refResolver: {

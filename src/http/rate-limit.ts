@@ -7,6 +7,8 @@ export interface WindowCount {
 
 export interface RateLimitStore {
   hit(key: string, windowMs: number): Promise<WindowCount>
+  /** The key's current window without counting a call: count 0 (and resetInMs 0) when it has none. */
+  peek(key: string): Promise<WindowCount>
   close(): Promise<void>
 }
 
@@ -32,6 +34,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
       this.windows.set(key, window)
     }
     window.count += 1
+    return { count: window.count, resetInMs: window.resetAt - at }
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    const at = this.now()
+    const window = this.windows.get(key)
+    if (!window || window.resetAt <= at) return { count: 0, resetInMs: 0 }
     return { count: window.count, resetInMs: window.resetAt - at }
   }
 

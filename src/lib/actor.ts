@@ -6,9 +6,17 @@ export interface Principal {
   apiKeyName: string
 }
 
+/** The person signed in to the console, when a call comes from it. */
+export interface ActorUser {
+  id: string
+  email: string
+  roleNames: readonly string[]
+}
+
 /**
  * What services receive: the principal plus where the call came from, for the audit trail.
- * The command line acts with `channel: 'cli'` and no key.
+ * The command line acts with `channel: 'cli'` and no key; the console with `channel: 'console'`,
+ * no key and the signed-in `user`.
  */
 export interface Actor {
   accountId: string
@@ -16,11 +24,20 @@ export interface Actor {
   apiKeyId: string | null
   apiKeyName: string | null
   requestId: string | null
-  channel: 'api' | 'cli' | 'system'
+  channel: 'api' | 'cli' | 'system' | 'console'
+  /** The signed-in console user (channel `console`); absent for keys, tokens, the CLI and jobs. */
+  user?: ActorUser
 }
+
+/** The role a console user needs to manage users and API keys of their account. */
+export const ADMIN_ROLE = 'admin'
 
 export function isOperator(actor: Actor): boolean {
   return actor.accountKind === 'service'
+}
+
+export function isAccountAdmin(user: ActorUser): boolean {
+  return user.roleNames.includes(ADMIN_ROLE)
 }
 
 /**
@@ -38,5 +55,8 @@ export function systemActor(accountId: string): Actor {
   return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
 }
 
-/** Who a history entry or resolution names when no user does: the API key's name, or the channel (cli, system). */
-export const actorName = (actor: Actor): string => actor.apiKeyName ?? actor.channel
+/**
+ * Who a history entry or resolution names when no user is given: the signed-in user's email, else
+ * the API key's name, else the channel (cli, system).
+ */
+export const actorName = (actor: Actor): string => actor.user?.email ?? actor.apiKeyName ?? actor.channel

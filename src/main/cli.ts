@@ -1,11 +1,35 @@
 #!/usr/bin/env node
 import { createServices } from '../app.js'
-import { runCommand, USAGE, UsageError } from '../cli/commands.js'
+import { runCommand, USAGE, UsageError, type CommandInput } from '../cli/commands.js'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
 import { openDatabase } from '../db/database.js'
 import { migrate } from '../db/migrator.js'
 import { DomainError } from '../lib/domain-error.js'
+
+// A password is one line; anything much longer is not one.
+const STDIN_LIMIT_BYTES = 64 * 1024
+
+/**
+ * Standard input, for `users set-password`. A terminal is refused rather than prompted: the
+ * password would be echoed, so it is piped instead (see USAGE).
+ */
+const processInput: CommandInput = {
+  async readStdin() {
+    if (process.stdin.isTTY) {
+      throw new UsageError(`Pipe the password on standard input instead of typing it: printf '%s\\n' "$PASSWORD" | npm run cli -- users set-password USER_ID`)
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of process.stdin) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
+      size += buffer.length
+      if (size > STDIN_LIMIT_BYTES) throw new UsageError('Standard input is too long for a password')
+      chunks.push(buffer)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  },
+}
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
@@ -20,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(JSON.stringify({ applied }, null, 2))
       return 0
     }
-    const result = await runCommand(argv, createServices(database.db))
+    const result = await runCommand(argv, createServices(database.db), processInput)
     console.log(JSON.stringify(result, null, 2))
     return 0
   } finally {

@@ -5,14 +5,16 @@ import { openDatabase } from '../db/database.js'
 import { renderErrorReference } from '../http/error-docs.js'
 import { MemoryRateLimitStore } from '../http/rate-limit.js'
 import { SsnProtection } from '../lib/ssn-protection.js'
+import { CONSOLE_TYPES_PATH, renderConsoleTypes } from './console-types.js'
 
 /** Where the committed document lives: the repository root, two levels above dist/main/. */
 export const OPENAPI_PATH = fileURLToPath(new URL('../../openapi.json', import.meta.url))
 const ERROR_REFERENCE_PATH = fileURLToPath(new URL('../../docs/errors.md', import.meta.url))
 
 /**
- * `npm run openapi`: writes openapi.json from the route schemas and docs/errors.md from the error
- * table. Tests fail when the committed files differ, so run this after changing a route or a code.
+ * `npm run openapi`: writes openapi.json from the route schemas, docs/errors.md from the error
+ * table, and the console's client types from openapi.json. Tests fail when the committed files
+ * differ, so run this after changing a route or a code.
  */
 async function main(): Promise<void> {
   const database = await openDatabase({ kind: 'memory' })
@@ -28,11 +30,13 @@ async function main(): Promise<void> {
     bodyLimitBytes: 1024,
     logger: false,
   })
-  writeFileSync(OPENAPI_PATH, JSON.stringify(app.swagger(), null, 2) + '\n')
+  const document = app.swagger()
+  writeFileSync(OPENAPI_PATH, JSON.stringify(document, null, 2) + '\n')
   writeFileSync(ERROR_REFERENCE_PATH, renderErrorReference())
+  writeFileSync(CONSOLE_TYPES_PATH, await renderConsoleTypes(document))
   await app.close()
   await database.close()
-  console.log(`Wrote ${OPENAPI_PATH} and ${ERROR_REFERENCE_PATH}`)
+  console.log(`Wrote ${OPENAPI_PATH}, ${ERROR_REFERENCE_PATH} and ${CONSOLE_TYPES_PATH}`)
 }
 
 await main()

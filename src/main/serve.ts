@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     webhooks: config.webhooks,
     carrierSide: config.carrierSide,
     censusBodyLimitBytes: config.censusBodyLimitBytes,
+    consoleSessions: config.consoleSessions,
   })
 
   const worker =
@@ -43,16 +44,18 @@ async function main(): Promise<void> {
   // One write, so whoever reads the output line by line sees the whole banner at once.
   const banner = [
     `Enrollsync is listening on ${url} (${database.kind === 'embedded' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    `API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`,
+    `Console: ${url}/console   API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`,
   ]
   if (firstStart) {
     banner.push(
       '',
-      'First start: created two accounts. Their API keys are shown once here and kept in',
-      `${config.dataDir}/credentials.json (readable only by you):`,
+      'First start: created two accounts. Their API keys and console sign-ins are shown once here',
+      `and kept in ${config.dataDir}/credentials.json (readable only by you):`,
       `  operator (service) key: ${firstStart.service.api_key}`,
       `  demo partner key:       ${firstStart.partner.api_key}`,
-      `Try: curl -H "Service-Api-Key: ${firstStart.partner.api_key}" ${url}/groups`,
+      `  console, operator:      ${firstStart.service.console.email}  password ${firstStart.service.console.password}`,
+      `  console, demo partner:  ${firstStart.partner.console.email}  password ${firstStart.partner.console.password}`,
+      `Try: curl -H "Service-Api-Key: ${firstStart.partner.api_key}" ${url}/groups   or open ${url}/console`,
       '',
     )
   }

@@ -1,4 +1,4 @@
-import type { Principal } from '../../lib/actor.js'
+import type { AccountScope, Principal } from '../../lib/actor.js'
 import type { AccountRow, ApiKeyRow, Executor } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { selectPage } from '../../db/paging.js'
@@ -7,8 +7,11 @@ export async function insertAccount(tx: Executor, row: Omit<AccountRow, 'created
   return tx.insertInto('accounts').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function findAccount(db: Executor, id: string): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+/** The account, if the scope reaches it (an account administrator reaches only their own). */
+export async function findAccount(db: Executor, id: string, scope: AccountScope = undefined): Promise<AccountRow | undefined> {
+  let query = db.selectFrom('accounts').selectAll().where('id', '=', id)
+  if (scope) query = query.where('id', '=', scope)
+  return query.executeTakeFirst()
 }
 
 export async function listAccounts(db: Executor, kind: AccountRow['kind'] | undefined, pageReq: PageRequest) {
@@ -31,15 +34,14 @@ export async function listApiKeys(db: Executor, accountId: string): Promise<ApiK
 }
 
 /** Marks the key revoked; answers the key (revoked earlier or now) or undefined if unknown. */
-export async function revokeApiKey(tx: Executor, id: string, at: Date): Promise<ApiKeyRow | undefined> {
-  const updated = await tx
-    .updateTable('api_keys')
-    .set({ revoked_at: at })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst()
-  return updated ?? tx.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+export async function revokeApiKey(tx: Executor, scope: AccountScope, id: string, at: Date): Promise<ApiKeyRow | undefined> {
+  let update = tx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null)
+  if (scope) update = update.where('account_id', '=', scope)
+  const updated = await update.returningAll().executeTakeFirst()
+  if (updated) return updated
+  let select = tx.selectFrom('api_keys').selectAll().where('id', '=', id)
+  if (scope) select = select.where('account_id', '=', scope)
+  return select.executeTakeFirst()
 }
 
 export type KeyLookup = { secretHash: Buffer } | { id: string }

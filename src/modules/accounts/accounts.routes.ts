@@ -14,7 +14,15 @@ import {
 } from './accounts.schema.js'
 import type { AccountsService } from './accounts.service.js'
 
-/** Operator endpoints: only service credentials reach them (the guard answers 403 otherwise). */
+/**
+ * Operator endpoints: only service credentials reach them (the guard answers 403 otherwise). API
+ * keys are also managed by account administrators signed in to the console, for their own account.
+ */
+const ACCOUNT_ADMINS =
+  'Operators (service credentials) may do it for any account. A user with the admin role signed in to the console may ' +
+  "do it for their own account only (another account's id answers 404); other console users get 403 " +
+  'admin_role_required, and partner API keys 403 forbidden.'
+
 export function accountsRoutes(app: App, accounts: AccountsService): void {
   const tags = ['Operator']
 
@@ -75,11 +83,12 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   app.post(
     '/accounts/:id/api_keys',
     {
-      config: { auth: 'service' },
+      config: { auth: 'account_admin' },
       schema: {
         operationId: 'createApiKey',
-        summary: 'Create an API key for an account (operators)',
-        description: 'The secret `key` is returned once, in this response; only its hash is stored.',
+        summary: 'Create an API key for an account (operators and account administrators)',
+        description:
+          'The secret `key` is returned once, in this response; only its hash is stored. ' + ACCOUNT_ADMINS,
         tags,
         params: IdParams,
         body: CreateApiKeyBody,
@@ -95,29 +104,29 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   app.get(
     '/accounts/:id/api_keys',
     {
-      config: { auth: 'service' },
+      config: { auth: 'account_admin' },
       schema: {
         operationId: 'listApiKeys',
-        summary: "List an account's API keys (operators)",
-        description: 'Secrets are never shown again; `prefix` tells keys apart.',
+        summary: "List an account's API keys (operators and account administrators)",
+        description: 'Secrets are never shown again; `prefix` tells keys apart. ' + ACCOUNT_ADMINS,
         tags,
         params: IdParams,
         response: { 200: ApiKeyList, ...problemResponses('forbidden', 'account_not_found') },
       },
     },
-    async (request) => ({ api_keys: await accounts.listApiKeys(request.params.id) }),
+    async (request) => ({ api_keys: await accounts.listApiKeys(requireActor(request), request.params.id) }),
   )
 
   app.delete(
     '/api_keys/:id',
     {
-      config: { auth: 'service' },
+      config: { auth: 'account_admin' },
       schema: {
         operationId: 'revokeApiKey',
-        summary: 'Revoke an API key (operators)',
+        summary: 'Revoke an API key (operators and account administrators)',
         description:
           'The key and every token minted from it stop working at once on this instance and within ' +
-          'API_KEY_CACHE_SECONDS (default 5) on the others. Revoking a revoked key answers 204 again.',
+          'API_KEY_CACHE_SECONDS (default 5) on the others. Revoking a revoked key answers 204 again. ' + ACCOUNT_ADMINS,
         tags,
         params: IdParams,
         response: { 204: Type.Null({ description: 'Revoked (or already revoked)' }), ...problemResponses('forbidden', 'api_key_not_found') },

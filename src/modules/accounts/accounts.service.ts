@@ -1,4 +1,4 @@
-import type { Actor } from '../../lib/actor.js'
+import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { generateApiKeySecret } from '../../lib/api-key-secret.js'
 import { DomainError } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
@@ -66,10 +66,13 @@ export function createAccountsService({ db, onApiKeyRevoked }: AccountsServiceDe
       return { items: items.map(presentAccount), total }
     },
 
-    /** Creates a key; the secret is in the answer and nowhere else, ever. */
+    /**
+     * Creates a key; the secret is in the answer and nowhere else, ever. Operators create keys for
+     * any account, an account administrator (console) for their own: another account is not found.
+     */
     async createApiKey(actor: Actor, accountId: string, name: string): Promise<ApiKey & { key: string }> {
       return db.transaction().execute(async (tx) => {
-        if (!(await repo.findAccount(tx, accountId))) throw accountNotFound()
+        if (!(await repo.findAccount(tx, accountId, accountScopeOf(actor)))) throw accountNotFound()
         const { secret, displayPrefix, hash } = generateApiKeySecret()
         const row = await repo.insertApiKey(tx, { id: uuidv7(), account_id: accountId, name, prefix: displayPrefix, secret_hash: hash })
         await recordAuditEvent(tx, actor, { accountId, action: 'api_key.created', resourceType: 'api_key', resourceId: row.id })
@@ -77,15 +80,15 @@ export function createAccountsService({ db, onApiKeyRevoked }: AccountsServiceDe
       })
     },
 
-    async listApiKeys(accountId: string): Promise<ApiKey[]> {
-      if (!(await repo.findAccount(db, accountId))) throw accountNotFound()
+    async listApiKeys(actor: Actor, accountId: string): Promise<ApiKey[]> {
+      if (!(await repo.findAccount(db, accountId, accountScopeOf(actor)))) throw accountNotFound()
       return (await repo.listApiKeys(db, accountId)).map(presentApiKey)
     },
 
     /** Revoking twice is not an error: the key stays revoked from the first time. */
     async revokeApiKey(actor: Actor, apiKeyId: string): Promise<ApiKey> {
       const revoked = await db.transaction().execute(async (tx) => {
-        const row = await repo.revokeApiKey(tx, apiKeyId, new Date())
+        const row = await repo.revokeApiKey(tx, accountScopeOf(actor), apiKeyId, new Date())
         if (!row) throw apiKeyNotFound()
         await recordAuditEvent(tx, actor, { accountId: row.account_id, action: 'api_key.revoked', resourceType: 'api_key', resourceId: row.id })
         return row

@@ -12,14 +12,26 @@ export interface AuditedChange {
   resourceId: string
 }
 
+/**
+ * Who made a change: the credential's account for calls through the API or the console, the key
+ * (API) or the signed-in user (console), the channel and the request. Shared by every writer of
+ * audit events, so they all name the actor the same way.
+ */
+export function auditActorColumns(actor: Actor) {
+  return {
+    actor_account_id: actor.channel === 'api' || actor.channel === 'console' ? actor.accountId : null,
+    api_key_id: actor.apiKeyId,
+    actor_user_id: actor.user?.id ?? null,
+    channel: actor.channel,
+    request_id: actor.requestId,
+  }
+}
+
 function auditRow(actor: Actor, change: AuditedChange) {
   return {
     id: uuidv7(),
     account_id: change.accountId,
-    actor_account_id: actor.channel === 'api' ? actor.accountId : null,
-    api_key_id: actor.apiKeyId,
-    channel: actor.channel,
-    request_id: actor.requestId,
+    ...auditActorColumns(actor),
     action: change.action,
     resource_type: change.resourceType,
     resource_id: change.resourceId,
@@ -55,5 +67,17 @@ export async function listAuditEvents(db: Executor, filters: AuditFilters, pageR
   if (filters.action) query = query.where('action', '=', filters.action)
   if (filters.resourceType) query = query.where('resource_type', '=', filters.resourceType)
   if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId)
-  return selectPage(query, pageReq, (q) => q.selectAll(), 'desc')
+  // Who acted, by name: a page of events reads without one request per key or user.
+  return selectPage(
+    query,
+    pageReq,
+    (q) =>
+      q
+        .selectAll()
+        .select((eb) => [
+          eb.selectFrom('users').select('users.email').whereRef('users.id', '=', 'audit_events.actor_user_id').as('actor_user_email'),
+          eb.selectFrom('api_keys').select('api_keys.name').whereRef('api_keys.id', '=', 'audit_events.api_key_id').as('api_key_name'),
+        ]),
+    'desc',
+  )
 }

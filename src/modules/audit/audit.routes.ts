@@ -13,7 +13,9 @@ export function auditRoutes(app: App, db: Db): void {
       schema: {
         operationId: 'listAuditEvents',
         summary: 'List audit events (operators)',
-        description: 'Every change made through the API or the command line, newest first. Holds ids, never PII values.',
+        description:
+          'Every change made through the API, the console or the command line, newest first; console changes name the ' +
+          'signed-in user (actor_user_id). Holds ids, never PII values.',
         tags: ['Operator'],
         querystring: AuditEventsQuery,
         response: { 200: AuditEventList, ...problemResponses('forbidden', 'validation_failed') },

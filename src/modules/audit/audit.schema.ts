@@ -7,7 +7,10 @@ export const AuditEventSchema = Type.Object(
     account_id: Type.String({ format: 'uuid', description: 'Account that owns the changed resource' }),
     actor_account_id: Nullable(Type.String({ format: 'uuid', description: 'Account of the credential that made the change' })),
     api_key_id: Nullable(Uuid),
-    channel: Type.Enum(['api', 'cli', 'system']),
+    api_key_name: Nullable(Type.String({ description: 'The name of that API key' })),
+    actor_user_id: Nullable(Type.String({ format: 'uuid', description: 'The signed-in user who made the change in the console (channel console)' })),
+    actor_user_email: Nullable(Type.String({ description: "That user's email" })),
+    channel: Type.Enum(['api', 'cli', 'system', 'console']),
     request_id: Nullable(Type.String()),
     action: Type.String({ examples: ['api_key.revoked'] }),
     resource_type: Type.String({ examples: ['api_key'] }),
@@ -31,5 +34,5 @@ export const AuditEventsQuery = Type.Object(
 
 export const AuditEventList = Type.Object(
   { audit_events: Type.Array(AuditEventSchema) },
-  { description: 'One page of audit events, newest first', examples: [{ audit_events: [{ id: '0193a4b2-0000-7000-8000-000000000005', account_id: '0193a4b2-0000-7000-8000-000000000001', actor_account_id: '0193a4b2-0000-7000-8000-000000000009', api_key_id: '0193a4b2-0000-7000-8000-000000000008', channel: 'api', request_id: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', action: 'api_key.revoked', resource_type: 'api_key', resource_id: '0193a4b2-0000-7000-8000-000000000002', created_at: '2026-11-22T09:30:00.000Z' }] }] },
+  { description: 'One page of audit events, newest first', examples: [{ audit_events: [{ id: '0193a4b2-0000-7000-8000-000000000005', account_id: '0193a4b2-0000-7000-8000-000000000001', actor_account_id: '0193a4b2-0000-7000-8000-000000000009', api_key_id: '0193a4b2-0000-7000-8000-000000000008', api_key_name: 'production integration', actor_user_id: null, actor_user_email: null, channel: 'api', request_id: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', action: 'api_key.revoked', resource_type: 'api_key', resource_id: '0193a4b2-0000-7000-8000-000000000002', created_at: '2026-11-22T09:30:00.000Z' }] }] },
 )

@@ -4,6 +4,7 @@ import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { CoveragePeriodList, CoveragePeriodResponse, CoveragePeriodsQuery, CreateCoveragePeriodBody } from './coverage-periods.schema.js'
 import type { CoveragePeriodsService } from './coverage-periods.service.js'
+import { CoveragePeriodSummaryResponse } from './coverage-period-summary.js'
 
 export function coveragePeriodsRoutes(app: App, coveragePeriods: CoveragePeriodsService): void {
   const tags = ['Coverage periods']
@@ -72,5 +73,24 @@ export function coveragePeriodsRoutes(app: App, coveragePeriods: CoveragePeriods
       },
     },
     async (request) => ({ coverage_period: await coveragePeriods.getCoveragePeriod(requireActor(request), request.params.id) }),
+  )
+
+  app.get(
+    '/coverage_periods/:id/summary',
+    {
+      config: { auth: 'any' },
+      schema: {
+        operationId: 'getCoveragePeriodSummary',
+        summary: 'Count the members, plans and errors of a coverage period',
+        description:
+          'What an operator checks before sending a group: subscribers and dependents of the group, members enrolled in ' +
+          "the coverage period's plans, its plans, its errors by status, and its group installment (whose progress " +
+          'lists the setup steps).',
+        tags,
+        params: IdParams,
+        response: { 200: CoveragePeriodSummaryResponse, ...problemResponses('coverage_period_not_found') },
+      },
+    },
+    async (request) => ({ summary: await coveragePeriods.summarise(requireActor(request), request.params.id) }),
   )
 }

@@ -10,6 +10,7 @@ import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { groupNotFound } from '../groups/groups.errors.js'
 import { coveragePeriodNotFound, duplicateCoveragePeriod } from './coverage-periods.errors.js'
 import * as repo from './coverage-periods.repo.js'
+import { summariseCoveragePeriod, type CoveragePeriodSummary } from './coverage-period-summary.js'
 import type { CoveragePeriod, CreateCoveragePeriodInput } from './coverage-periods.schema.js'
 
 export function presentCoveragePeriod(row: repo.CoveragePeriodRow): CoveragePeriod {
@@ -135,6 +136,12 @@ export function createCoveragePeriodsService({ db, carriers }: { db: Db; carrier
       const row = await repo.findCoveragePeriod(db, accountScopeOf(actor), id)
       if (!row) throw coveragePeriodNotFound()
       return presentCoveragePeriod(row)
+    },
+
+    async summarise(actor: Actor, id: string): Promise<CoveragePeriodSummary> {
+      const row = await repo.findCoveragePeriod(db, accountScopeOf(actor), id)
+      if (!row) throw coveragePeriodNotFound()
+      return summariseCoveragePeriod(db, row)
     },
 
     async listCoveragePeriods(actor: Actor, groupId: string, pageReq: PageRequest) {

@@ -115,7 +115,8 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
         description:
           'Flat body `{message, created_by}`. `created_by` is the email (text@text.text) of a registered, active user of ' +
           'your account (service users for a service credential): a malformed, unknown or deactivated one answers 422 at ' +
-          '`/created_by`. `sent_by` records the kind of your account (partner or service). Does not change the status; ' +
+          '`/created_by`. In the console `created_by` must be the signed-in user (422 otherwise). `sent_by` records the kind ' +
+          'of your account (partner or service). Does not change the status; ' +
           `emits error.commented.${NO_STORE}`,
         tags,
         params: IdParams,
@@ -162,7 +163,8 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
         description:
           'Flat body `{message, resolved_by?}`, from any status. The message is stored as `resolution_message` and in ' +
           "`resolution` with the time and `resolved_by`: the email given (a registered, active user of your account, " +
-          "else 422 at `/resolved_by`) or the name of the API key that made the call. Resolving a resolved error replaces " +
+          "else 422 at `/resolved_by`) or the name of the API key that made the call; in the console it is always the " +
+          'signed-in user (naming anyone else answers 422). Resolving a resolved error replaces ' +
           `its resolution. Emits error.resolved.${NO_STORE}`,
         tags,
         params: IdParams,
@@ -186,7 +188,8 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
           'Flat body `{message, created_by?}`. Only an `unresolved` error (else 422 error_not_unresolved, naming its ' +
           'status), and only by the party it is assigned to (else 422 error_not_assigned_to_caller): the status becomes ' +
           '`returned` and the assignee flips (partner → service, service → partner). The message is recorded as a comment ' +
-          `sent by your party, naming \`created_by\` when given. Emits error.returned and error.commented.${NO_STORE}`,
+          `sent by your party, naming \`created_by\` when given (in the console: always the signed-in user; naming anyone else ` +
+          `answers 422). Emits error.returned and error.commented.${NO_STORE}`,
         tags,
         params: IdParams,
         body: ReturnBody,

@@ -37,6 +37,21 @@ export function createErrorsService({ db }: { db: Db }) {
     return user
   }
 
+  /**
+   * Who a comment, return, resolution or raised error names. In the console it is the signed-in
+   * user, always: naming anyone else answers 422 at `pointer`, and naming nobody names them. With
+   * an API key it is the user given, if any.
+   */
+  async function signer(tx: Transaction<Database>, actor: Actor, email: string | undefined, pointer: string): Promise<UserRow | null> {
+    if (actor.user) {
+      if (email !== undefined && email.trim().toLowerCase() !== actor.user.email) {
+        throw errorsValidationFailed([{ pointer, detail: 'must be your own email: in the console you can only sign as yourself', code: 'not_signed_in_user' }])
+      }
+      return namedUser(tx, actor, actor.user.email, pointer)
+    }
+    return email === undefined ? null : namedUser(tx, actor, email, pointer)
+  }
+
   async function lockVisible(tx: Transaction<Database>, actor: Actor, id: string) {
     const row = await repo.lockError(tx, accountScopeOf(actor), id)
     if (!row) throw errorNotFound()
@@ -94,7 +109,7 @@ export function createErrorsService({ db }: { db: Db }) {
       return db.transaction().execute(async (tx) => {
         const error = await lockVisible(tx, actor, id)
         requireText(input.message, '/message')
-        const user = await namedUser(tx, actor, input.created_by, '/created_by')
+        const user = await signer(tx, actor, input.created_by, '/created_by')
         const now = new Date()
         await tx.updateTable('errors').set({ updated_at: now }).where('id', '=', error.id).execute()
         return writeComment(tx, actor, error, input.message, user, actor.accountKind, now)
@@ -106,7 +121,7 @@ export function createErrorsService({ db }: { db: Db }) {
       return db.transaction().execute(async (tx) => {
         const error = await lockVisible(tx, actor, id)
         requireText(input.message, '/message')
-        const user = input.resolved_by ? await namedUser(tx, actor, input.resolved_by, '/resolved_by') : null
+        const user = await signer(tx, actor, input.resolved_by, '/resolved_by')
         await resolveLockedErrors(tx, actor, [error], {
           message: input.message,
           resolvedBy: user?.email ?? actorName(actor),
@@ -127,7 +142,7 @@ export function createErrorsService({ db }: { db: Db }) {
         if (error.status !== 'unresolved') throw errorNotUnresolved(error.status)
         if (error.assignee !== actor.accountKind) throw errorNotAssignedToCaller(error.assignee)
         requireText(input.message, '/message')
-        const user = input.created_by ? await namedUser(tx, actor, input.created_by, '/created_by') : null
+        const user = await signer(tx, actor, input.created_by, '/created_by')
         const now = new Date()
         const assignee: Party = error.assignee === 'partner' ? 'service' : 'partner'
         const returned = await tx
@@ -169,7 +184,7 @@ export function createErrorsService({ db }: { db: Db }) {
       const kind = input.kind ?? kindFromValues(carrier, platform)
       const catalogue = discrepancyMessage(parameter, kind)
       return db.transaction().execute(async (tx) => {
-        const user = input.created_by ? await namedUser(tx, actor, input.created_by, '/error/created_by') : null
+        const user = await signer(tx, actor, input.created_by, '/error/created_by')
         const now = new Date()
         const error = await tx
           .insertInto('errors')

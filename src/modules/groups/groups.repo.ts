@@ -13,9 +13,14 @@ export type ProducerRow = Selectable<ProducersOfRecordTable>
 export const GROUP_IDENTIFIER_CONSTRAINT = 'groups_account_external_identifier_key'
 export const LOCATION_IDENTIFIER_CONSTRAINT = 'locations_group_external_identifier_key'
 
-export async function listGroups(db: Executor, accountId: AccountScope, pageReq: PageRequest) {
+export async function listGroups(db: Executor, accountId: AccountScope, search: string | undefined, pageReq: PageRequest) {
   let query = db.selectFrom('groups')
   if (accountId) query = query.where('account_id', '=', accountId)
+  if (search) {
+    // The text is a literal, not a pattern: % and _ typed by a user match themselves.
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    query = query.where((eb) => eb.or([eb('organization_name', 'ilike', pattern), eb('external_identifier', 'ilike', pattern)]))
+  }
   return selectPage(query, pageReq, (q) => q.selectAll())
 }
 

@@ -42,15 +42,18 @@ export function groupsRoutes(app: App, groups: GroupsService): void {
       schema: {
         operationId: 'listGroups',
         summary: 'List groups',
-        description: "The account's employer groups with their locations and producers, oldest first. Operators see every account's groups.",
+        description:
+          "The account's employer groups with their locations and producers, oldest first. Operators see every account's groups. " +
+          '`search` keeps the groups whose organization name or external identifier contains the text, ignoring case.',
         tags,
         querystring: GroupsQuery,
         response: { 200: GroupList, ...problemResponses('validation_failed') },
       },
     },
     async (request, reply) => {
-      const pageReq = pageRequest(request.query)
-      const { items, total } = await groups.listGroups(requireActor(request), pageReq)
+      const { search, ...paging } = request.query
+      const pageReq = pageRequest(paging)
+      const { items, total } = await groups.listGroups(requireActor(request), search, pageReq)
       setPaginationHeaders(request, reply, pageReq, total)
       return { groups: items }
     },

@@ -261,7 +261,20 @@ export const LocationResponse = Type.Object(
   { location: LocationSchema },
   { description: 'The location', examples: [{ location: { ...exampleGroup.locations[0], primary: false } }] },
 )
-export const GroupsQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
+export const GroupsQuery = Type.Object(
+  {
+    ...PaginationQuery.properties,
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Groups whose organization name or external identifier contains this text, ignoring case',
+        examples: ['acme'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 export const GroupList = Type.Object(
   { groups: Type.Array(GroupSchema) },
   { description: 'One page of groups; see the Total and Link headers', examples: [{ groups: [exampleGroup] }] },

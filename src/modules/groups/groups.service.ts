@@ -191,8 +191,8 @@ export function createGroupsService({ db }: { db: Db }) {
       return (await presentGroups(db, [row]))[0]!
     },
 
-    async listGroups(actor: Actor, pageReq: PageRequest) {
-      const { items, total } = await repo.listGroups(db, accountScopeOf(actor), pageReq)
+    async listGroups(actor: Actor, search: string | undefined, pageReq: PageRequest) {
+      const { items, total } = await repo.listGroups(db, accountScopeOf(actor), search?.trim() || undefined, pageReq)
       return { items: await presentGroups(db, items), total }
     },
 

@@ -6,6 +6,7 @@ import { prepare } from '../../db/prepared.js'
 import type { PageRequest } from '../../http/pagination.js'
 import type { Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
+import { auditActorColumns } from '../audit/audit.repo.js'
 
 import type { AccountScope } from '../../lib/actor.js'
 
@@ -85,18 +86,15 @@ export async function recordMemberAuditEvents(
       resourceIds.slice(start, start + BATCH_ROWS).map((resourceId) => ({
         id: uuidv7(),
         account_id: accountId,
-        actor_account_id: actor.channel === 'api' ? actor.accountId : null,
-        api_key_id: actor.apiKeyId,
-        channel: actor.channel,
-        request_id: actor.requestId,
+        ...auditActorColumns(actor),
         action,
         resource_type: resourceType,
         resource_id: resourceId,
       })),
     )
-    const columns = sql.raw('id, account_id, actor_account_id, api_key_id, channel, request_id, action, resource_type, resource_id')
+    const columns = sql.raw('id, account_id, actor_account_id, api_key_id, actor_user_id, channel, request_id, action, resource_type, resource_id')
     await sql`insert into audit_events (${columns}) select ${columns} from jsonb_to_recordset(${batch}::jsonb) as x(
-      id uuid, account_id uuid, actor_account_id uuid, api_key_id uuid, channel text, request_id text, action text, resource_type text, resource_id uuid)`.execute(tx)
+      id uuid, account_id uuid, actor_account_id uuid, api_key_id uuid, actor_user_id uuid, channel text, request_id text, action text, resource_type text, resource_id uuid)`.execute(tx)
   }
 }
 

@@ -7,7 +7,7 @@ import type { AccountScope } from '../../lib/actor.js'
 
 export type { AccountScope }
 
-export async function insertUser(tx: Executor, row: Omit<UserRow, 'created_at' | 'deactivated_at'>): Promise<UserRow> {
+export async function insertUser(tx: Executor, row: Omit<UserRow, 'created_at' | 'deactivated_at' | 'password_hash' | 'password_set_at'>): Promise<UserRow> {
   return tx.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow()
 }
 

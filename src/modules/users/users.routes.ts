@@ -17,10 +17,11 @@ export function usersRoutes(app: App, users: UsersService): void {
         summary: 'Register a user',
         description:
           "Registers a user in the caller's account. Users are who error comments and resolutions name " +
-          '(created_by, resolved_by). Emails are unique per account, case-insensitively.',
+          '(created_by, resolved_by). Emails are unique per account, case-insensitively. In the console only a user ' +
+          'with the admin role may register users (403 admin_role_required otherwise).',
         tags,
         body: CreateUserBody,
-        response: { 201: UserResponse, ...problemResponses('validation_failed', 'email_already_registered') },
+        response: { 201: UserResponse, ...problemResponses('admin_role_required', 'validation_failed', 'email_already_registered') },
       },
     },
     async (request, reply) => {
@@ -73,11 +74,12 @@ export function usersRoutes(app: App, users: UsersService): void {
         operationId: 'deactivateUser',
         summary: 'Deactivate a user',
         description:
-          'A deactivated user can no longer be named in comments or resolutions. Deactivating again ' +
-          'answers the user unchanged, with the first deactivation time.',
+          'A deactivated user can no longer be named in comments or resolutions, nor sign in to the console: their ' +
+          'console sessions stop working at once. Deactivating again answers the user unchanged, with the first ' +
+          'deactivation time. In the console only a user with the admin role may deactivate users (403 admin_role_required).',
         tags,
         params: IdParams,
-        response: { 200: UserResponse, ...problemResponses('user_not_found') },
+        response: { 200: UserResponse, ...problemResponses('admin_role_required', 'user_not_found') },
       },
     },
     async (request) => ({ user: await users.deactivateUser(requireActor(request), request.params.id) }),

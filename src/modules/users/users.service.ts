@@ -1,9 +1,10 @@
-import { accountScopeOf, isOperator, type Actor } from '../../lib/actor.js'
+import { accountScopeOf, isAccountAdmin, isOperator, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db, UserRow } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
+import { adminRoleRequired } from '../sessions/sessions.errors.js'
 import { emailAlreadyRegistered, userNotFound } from './users.errors.js'
 import * as repo from './users.repo.js'
 import type { CreateUserInput, User } from './users.schema.js'
@@ -14,11 +15,19 @@ export function presentUser(row: UserRow): User {
   return user
 }
 
+/**
+ * In the console, only administrators manage users. API keys and the command line keep their
+ * powers: a key is the account's own integration, configured by whoever holds it.
+ */
+function requireAdminInConsole(actor: Actor, what: string): void {
+  if (actor.user && !isAccountAdmin(actor.user)) throw adminRoleRequired(what)
+}
 
 export function createUsersService({ db }: { db: Db }) {
   return {
     /** Registers a user in `accountId` (the actor's own account unless an operator says otherwise). */
     async createUser(actor: Actor, input: CreateUserInput, accountId = actor.accountId): Promise<User> {
+      requireAdminInConsole(actor, 'register users')
       try {
         return await db.transaction().execute(async (tx) => {
           const row = await repo.insertUser(tx, {
@@ -51,6 +60,7 @@ export function createUsersService({ db }: { db: Db }) {
     },
 
     async deactivateUser(actor: Actor, id: string): Promise<User> {
+      requireAdminInConsole(actor, 'deactivate users')
       return db.transaction().execute(async (tx) => {
         const now = new Date()
         const row = await repo.deactivateUser(tx, accountScopeOf(actor), id, now)

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { CoveragePeriodsTable, Executor, WorkOrdersTable, WorkOrderStatus } from '../../db/schema.js'
 
-export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string; carrier_name: string }
+export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string; carrier_name: string; group_name: string; coverage_period_external_identifier: string }
 import type { AccountScope } from '../../lib/actor.js'
 
 export type { AccountScope }
@@ -13,13 +13,16 @@ export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: 
   return query.forUpdate().executeTakeFirst()
 }
 
-/** A work order with what every answer shows of its coverage period (group and carrier). */
+/** What every work order answer shows of its coverage period and group (ids, names, carrier). */
+const CONTEXT = ['cp.group_id', 'cp.carrier_name', 'cp.external_identifier as coverage_period_external_identifier', 'g.organization_name as group_name'] as const
+
 function workOrders(db: Executor) {
   return db
     .selectFrom('work_orders as wo')
     .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+    .innerJoin('groups as g', 'g.id', 'cp.group_id')
     .selectAll('wo')
-    .select(['cp.group_id', 'cp.carrier_name'])
+    .select(CONTEXT)
 }
 
 export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriodId: string): Promise<WorkOrderRow | undefined> {
@@ -43,12 +46,15 @@ export interface WorkOrderFilters {
 
 /** The operators' queue: oldest first, so the longest-waiting order is at the top. */
 export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, page: { limit: number; offset: number }) {
-  let query = db.selectFrom('work_orders as wo').innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+  let query = db
+    .selectFrom('work_orders as wo')
+    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
+    .innerJoin('groups as g', 'g.id', 'cp.group_id')
   if (filters.status) query = query.where('wo.status', '=', filters.status)
   if (filters.carrierName) query = query.where('cp.carrier_name', '=', filters.carrierName)
   if (filters.accountId) query = query.where('wo.account_id', '=', filters.accountId)
   const [items, total] = await Promise.all([
-    query.selectAll('wo').select(['cp.group_id', 'cp.carrier_name']).orderBy('wo.created_at').orderBy('wo.id').limit(page.limit).offset(page.offset).execute(),
+    query.selectAll('wo').select(CONTEXT).orderBy('wo.created_at').orderBy('wo.id').limit(page.limit).offset(page.offset).execute(),
     query.select(sql<string>`count(*)::text`.as('n')).executeTakeFirstOrThrow(),
   ])
   return { items, total: Number(total.n) }

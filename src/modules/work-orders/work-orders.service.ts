@@ -27,6 +27,8 @@ export function presentWorkOrder(row: repo.WorkOrderRow): WorkOrder {
     id: row.id,
     coverage_period_id: row.coverage_period_id,
     group_id: row.group_id,
+    group_name: row.group_name,
+    coverage_period_external_identifier: row.coverage_period_external_identifier,
     carrier_name: row.carrier_name,
     status: row.status,
     allowed_transitions: [...allowedTransitions(row.status)],

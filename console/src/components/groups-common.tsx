@@ -1,0 +1,82 @@
+import type { JsonOf } from '../api/client'
+import { formatDate, formatDateTime, words } from '../lib/format'
+import { isNotFound } from '../lib/problems'
+import { Badge } from './status'
+
+/**
+ * What the group and work order pages share: the resource types as the published contract
+ * describes them, work order statuses, and the facts of a coverage period.
+ */
+export type Group = JsonOf<'/groups/{id}'>['group']
+export type CoveragePeriod = JsonOf<'/coverage_periods/{id}'>['coverage_period']
+export type WorkOrder = JsonOf<'/work_orders/{id}'>['work_order']
+export type WorkOrderStatus = WorkOrder['status']
+export type Carrier = JsonOf<'/carriers'>['carriers'][number]
+
+/** Every work order status, in the order of its life cycle; the Record type keeps it complete. */
+const WORK_ORDER_STATUS_ORDER: Record<WorkOrderStatus, number> = {
+  open: 1,
+  in_progress: 2,
+  submitted: 3,
+  needs_information: 4,
+  completed: 5,
+  cancelled: 6,
+}
+export const WORK_ORDER_STATUSES = (Object.keys(WORK_ORDER_STATUS_ORDER) as WorkOrderStatus[]).sort(
+  (a, b) => WORK_ORDER_STATUS_ORDER[a] - WORK_ORDER_STATUS_ORDER[b],
+)
+
+export function isWorkOrderStatus(value: string | null): value is WorkOrderStatus {
+  return value !== null && Object.hasOwn(WORK_ORDER_STATUS_ORDER, value)
+}
+
+/** A request whose 404 means "none yet" (a coverage period's work order before setup). */
+export async function orNullOn404<T>(load: Promise<T>): Promise<T | null> {
+  try {
+    return await load
+  } catch (error) {
+    if (isNotFound(error)) return null
+    throw error
+  }
+}
+
+export function dateRange(start: string | null, end: string | null): string {
+  if (!start && !end) return '—'
+  return `${formatDate(start)} – ${end ? formatDate(end) : 'open-ended'}`
+}
+
+/** The facts of a coverage period as a description list. */
+export function CoveragePeriodFacts({ period, carrierLabel }: { period: CoveragePeriod; carrierLabel?: string | undefined }) {
+  return (
+    <dl className="facts">
+      <dt>External id</dt>
+      <dd>{period.external_identifier}</dd>
+      <dt>State</dt>
+      <dd>
+        <Badge value={period.state} />
+      </dd>
+      <dt>Carrier</dt>
+      <dd>
+        {carrierLabel ?? period.carrier_name} ({words(period.distribution_format)})
+      </dd>
+      <dt>Coverage</dt>
+      <dd>{dateRange(period.coverage_start_date, period.coverage_end_date)}</dd>
+      <dt>Open enrollment</dt>
+      <dd>{dateRange(period.open_enrollment_start_date, period.open_enrollment_end_date)}</dd>
+      <dt>Carrier group number</dt>
+      <dd>{period.carrier_group_number ?? 'Not yet known'}</dd>
+      <dt>Setup completed</dt>
+      <dd>{formatDateTime(period.setup_completed_at)}</dd>
+      <dt>Installed</dt>
+      <dd>{formatDateTime(period.installed_at)}</dd>
+    </dl>
+  )
+}
+
+/** A producer of record in one line: name, agency or independent, split. */
+export function producerLine(producer: Group['producers_of_record'][number]): string {
+  const name = [producer.first_name, producer.last_name].filter(Boolean).join(' ')
+  const agency = producer.agency ? producer.agency.name : 'independent'
+  const writing = producer.writing_producer ? ', writing producer' : ''
+  return `${name} (${agency}; ${producer.commission_split}% commission${writing})`
+}

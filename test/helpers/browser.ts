@@ -1,0 +1,47 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+import type { AppDeps } from '../../src/app.js'
+import { startTestApp, type TestApp } from './test-app.js'
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it): nothing is downloaded by npm. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+// Screenshots of each page, for people to look at: test-results/ is ignored by git.
+export const SCREENSHOT_DIRECTORY = 'test-results/console'
+
+export const DESKTOP = { width: 1280, height: 900 }
+export const PHONE = { width: 390, height: 844 }
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`)
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    // This machine's network is closed: without these, Chromium keeps trying to reach Google.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+/** The service (API and console) listening on a loopback port, over the test database. */
+export async function startConsoleServer(overrides: Partial<AppDeps> = {}): Promise<TestApp & { baseUrl: string }> {
+  const t = await startTestApp(overrides)
+  const address = await t.app.listen({ host: '127.0.0.1', port: 0 })
+  return Object.assign(t, { baseUrl: address })
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIRECTORY, { recursive: true })
+  const width = page.viewportSize()?.width ?? 0
+  await page.screenshot({ path: join(SCREENSHOT_DIRECTORY, `${name}-${width}px.png`), fullPage: true })
+}
+
+/** Signs in through the console's form, as a person would, and waits for the signed-in frame. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string, path = '/console/'): Promise<void> {
+  await page.goto(`${baseUrl}${path}`)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible(), { timeout: 10_000 }).toBe(true)
+}
