@@ -62,11 +62,12 @@ const statusDescriptions: Record<number, string> = {
 
 /**
  * The problem responses of a route, each with an example of its most likely code, so the
- * OpenAPI document tells client developers what can go wrong where.
+ * OpenAPI document tells client developers what can go wrong where. The route's own codes come
+ * first: a route with a 401 or 429 of its own (signing in) shows that code, not the generic one.
  */
-export function problemResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+function describeProblems(codes: ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode>()
-  for (const code of ['missing_credentials', 'rate_limited', 'internal_error', ...codes] as ErrorCode[]) {
+  for (const code of codes) {
     const status = errorTable[code].status
     if (!byStatus.has(status)) byStatus.set(status, code)
   }
@@ -90,10 +91,12 @@ export function problemResponses(...codes: ErrorCode[]): Record<number, TSchema>
   return responses
 }
 
-/** Same as problemResponses, for public routes that have no credentials to get wrong. */
+/** The route's problems plus what any authenticated route can answer (credentials, rate limit, the unexpected). */
+export function problemResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+  return describeProblems([...codes, 'missing_credentials', 'rate_limited', 'internal_error'])
+}
+
+/** Same as problemResponses, for public routes, which have no credentials to get wrong and no rate limit. */
 export function publicProblemResponses(...codes: ErrorCode[]): Record<number, TSchema> {
-  const responses = problemResponses(...codes)
-  delete responses[401]
-  delete responses[429]
-  return responses
+  return describeProblems([...codes, 'internal_error'])
 }

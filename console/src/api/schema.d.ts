@@ -1637,7 +1637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Session ended */
+            /** @description Missing, invalid, expired or revoked credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1796,7 +1796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Sign-in failed */
+            /** @description Missing, invalid, expired or revoked credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1834,7 +1834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many failed sign-ins */
+            /** @description Rate limited */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,7 +1909,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Session ended */
+            /** @description Missing, invalid, expired or revoked credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1928,7 +1928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description CSRF token missing or wrong */
+            /** @description The credential may not call this endpoint */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,8 @@ import { Type } from 'typebox'
 import type { App } from '../../http/app-types.js'
 import { requireActor, requireConsoleSession } from '../../http/guard.js'
 import { SignInRateLimited } from './sessions.errors.js'
-import { SessionResponse, sessionProblemResponses, SignInBody } from './sessions.schema.js'
+import { problemResponses, publicProblemResponses } from '../../http/schemas.js'
+import { SessionResponse, SignInBody } from './sessions.schema.js'
 import type { SessionsService } from './sessions.service.js'
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from './session-cookie.js'
 
@@ -39,7 +40,7 @@ export function sessionsRoutes(app: App, sessions: SessionsService): void {
         body: SignInBody,
         response: {
           201: SessionResponse,
-          ...sessionProblemResponses({ public: true }, 'sign_in_failed', 'sign_in_rate_limited', 'validation_failed', 'service_unavailable'),
+          ...publicProblemResponses('sign_in_failed', 'sign_in_rate_limited', 'validation_failed', 'service_unavailable'),
         },
       },
     },
@@ -71,7 +72,7 @@ export function sessionsRoutes(app: App, sessions: SessionsService): void {
           'deactivated or given a new password) answers 401 session_expired and is cleared.',
         tags,
         security: [{ SessionCookie: [] }],
-        response: { 200: SessionResponse, ...sessionProblemResponses({ public: false }, 'session_expired') },
+        response: { 200: SessionResponse, ...problemResponses('session_expired') },
       },
     },
     async (request, reply) => {
@@ -92,7 +93,7 @@ export function sessionsRoutes(app: App, sessions: SessionsService): void {
         security: [{ SessionCookie: [] }],
         response: {
           204: Type.Null({ description: 'Signed out; the cookie is cleared (Max-Age=0)' }),
-          ...sessionProblemResponses({ public: false }, 'session_expired', 'csrf_token_invalid'),
+          ...problemResponses('session_expired', 'csrf_token_invalid'),
         },
       },
     },

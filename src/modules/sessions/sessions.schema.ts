@@ -1,6 +1,5 @@
-import { Type, type Static, type TSchema } from 'typebox'
-import { errorTable, type ErrorCode } from '../../http/error-table.js'
-import { problemResponses, Timestamp, Uuid } from '../../http/schemas.js'
+import { Type, type Static } from 'typebox'
+import { Timestamp, Uuid } from '../../http/schemas.js'
 import { PASSWORD_MAX_LENGTH } from '../../lib/passwords.js'
 import { UserEmail, UserSchema } from '../users/users.schema.js'
 
@@ -46,31 +45,3 @@ export const SessionResponse = Type.Object(
   { session: SessionSchema },
   { additionalProperties: false, description: 'The signed-in user, their account and the CSRF token', examples: [{ session: sessionExample }] },
 )
-
-/**
- * Problem responses where the codes given come first, so a route whose 401 or 429 is its own
- * (sign-in) shows that code in the example instead of the generic one.
- */
-export function sessionProblemResponses(options: { public: boolean }, ...codes: ErrorCode[]): Record<number, TSchema> {
-  const responses = problemResponses(...codes)
-  if (options.public) {
-    delete responses[401]
-    delete responses[429]
-  }
-  const seen = new Set<number>()
-  for (const code of codes) {
-    const { status, title, description } = errorTable[code]
-    if (seen.has(status)) continue
-    seen.add(status)
-    responses[status] = {
-      description: title,
-      content: {
-        'application/problem+json': {
-          schema: Type.Ref('Problem'),
-          example: { type: `urn:enrollsync:problem:${code}`, title, status, detail: description, instance: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', code },
-        },
-      },
-    } as unknown as TSchema
-  }
-  return responses
-}
