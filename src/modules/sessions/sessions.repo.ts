@@ -28,7 +28,7 @@ export async function insertSession(tx: Executor, row: Omit<ConsoleSessionRow, '
 
 /** A session with its user and account, by the hash of the cookie's token: every console request reads this. */
 export async function findSessionByTokenHash(db: Executor, tokenHash: Buffer) {
-  const row = await db
+  return db
     .selectFrom('console_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
@@ -48,7 +48,6 @@ export async function findSessionByTokenHash(db: Executor, tokenHash: Buffer) {
     ])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst()
-  return row
 }
 
 export async function deleteSession(tx: Executor, id: string): Promise<boolean> {

@@ -35,6 +35,21 @@ export interface SessionsServiceDeps {
 const emailKey = (email: string) => `sign-in:email:${createHash('sha256').update(email).digest('hex')}`
 const addressKey = (address: string) => `sign-in:address:${address}`
 
+/** Who a console session acts as: the user's account, through the console, named by the user. */
+function consoleActor(
+  account: { id: string; kind: Actor['accountKind'] },
+  user: { id: string; email: string; role_names: string[] },
+): Omit<Actor, 'requestId'> {
+  return {
+    accountId: account.id,
+    accountKind: account.kind,
+    apiKeyId: null,
+    apiKeyName: null,
+    channel: 'console',
+    user: { id: user.id, email: user.email, roleNames: user.role_names },
+  }
+}
+
 export function createSessionsService({ db, failureCounter, settings, now = () => new Date() }: SessionsServiceDeps) {
   const windowMs = settings.failureWindowSeconds * 1000
   // The lockout is peek, verify, then count: attempts on one email or from one address run one at
@@ -89,15 +104,7 @@ export function createSessionsService({ db, failureCounter, settings, now = () =
       const { token, hash } = newSessionToken()
       const at = now()
       const expiresAt = new Date(at.getTime() + settings.ttlSeconds * 1000)
-      const actor: Actor = {
-        accountId: account.id,
-        accountKind: account.kind,
-        apiKeyId: null,
-        apiKeyName: null,
-        requestId: input.requestId,
-        channel: 'console',
-        user: { id: user.id, email: user.email, roleNames: user.role_names },
-      }
+      const actor: Actor = { ...consoleActor(account, user), requestId: input.requestId }
       const row = await db.transaction().execute(async (tx) => {
         await repo.deleteExpiredSessionsOfUser(tx, user.id, at)
         const inserted = await repo.insertSession(tx, {
@@ -129,19 +136,20 @@ export function createSessionsService({ db, failureCounter, settings, now = () =
         await repo.deleteSession(db, row.id)
         return { status: 'ended' }
       }
-      const user = { id: row.user_id, email: row.user_email, roleNames: row.user_role_names }
+      const user = { id: row.user_id, email: row.user_email, role_names: row.user_role_names }
+      const account = { id: row.account_id, name: row.account_name, kind: row.account_kind }
       return {
         status: 'live',
         session: {
           id: row.id,
           csrfToken: row.csrf_token,
           view: {
-            user: { id: row.user_id, email: row.user_email, created_at: row.user_created_at.toISOString(), role_names: row.user_role_names },
-            account: { id: row.account_id, name: row.account_name, kind: row.account_kind },
+            user: { ...user, created_at: row.user_created_at.toISOString() },
+            account,
             csrf_token: row.csrf_token,
             expires_at: row.expires_at.toISOString(),
           },
-          actor: { accountId: row.account_id, accountKind: row.account_kind, apiKeyId: null, apiKeyName: null, channel: 'console', user },
+          actor: consoleActor(account, user),
         },
       }
     },
