@@ -1,8 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Principal } from '../src/lib/actor.js'
 import { TOKEN_LIFETIME_SECONDS, TokenService } from '../src/modules/auth/tokens.js'
-import { call, startTestApp, systemActor, TEST_TOKEN_SECRET, type Credential, type TestApp } from './helpers/test-app.js'
+import { call, expectProblem, startTestApp, systemActor, TEST_TOKEN_SECRET, type Credential, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -11,12 +10,6 @@ beforeAll(async () => {
 afterAll(async () => t?.close())
 
 const DAY_MS = TOKEN_LIFETIME_SECONDS * 1000
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
-  expect(res.statusCode).toBe(status)
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-  expect(res.json()).toMatchObject({ type: `urn:enrollsync:problem:${code}`, status, code, instance: res.headers['x-request-id'] })
-}
 
 async function mintToken(app: TestApp['app'], credential: Credential): Promise<string> {
   const res = await call(app, credential, 'POST', '/auth/token')

@@ -3,6 +3,9 @@ import { expect } from 'vitest'
 import type { App } from '../../src/http/app-types.js'
 import { call, systemActor, type Credential, type TestApp } from './test-app.js'
 
+// Console tests import the shared assertion from here with the rest of their helpers.
+export { expectProblem } from './test-app.js'
+
 export const SESSION_COOKIE = 'enrollsync_session'
 
 let addressCounter = 0
@@ -70,10 +73,4 @@ export function withSession(
 ): Promise<LightMyRequestResponse> {
   const sessionHeaders = { cookie: `theme=dark; ${SESSION_COOKIE}=${session.token}`, ...(session.csrf ? { 'x-csrf-token': session.csrf } : {}) }
   return call(app, null, method, url, body, { ...sessionHeaders, ...headers })
-}
-
-export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status)
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-  expect(res.json()).toMatchObject({ type: `urn:enrollsync:problem:${code}`, status, code, instance: res.headers['x-request-id'] })
 }

@@ -1,4 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { expect } from 'vitest'
 import { buildApp, type AppDeps, type Services } from '../../src/app.js'
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js'
 import { migrate } from '../../src/db/migrator.js'
@@ -99,4 +100,11 @@ export function call(
     headers: { ...(credential ? { 'service-api-key': credential.apiKey } : {}), ...headers },
     ...(body === undefined ? {} : { payload: body as object }),
   })
+}
+
+/** The answer is the problem+json of `code` (api-contract.md section 1), naming the request in `instance`. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code: string) {
+  expect(res.statusCode, res.body).toBe(status)
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+  expect(res.json()).toMatchObject({ type: `urn:enrollsync:problem:${code}`, status, code, instance: res.headers['x-request-id'] })
 }
