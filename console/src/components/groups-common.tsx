@@ -1,4 +1,5 @@
 import type { JsonOf } from '../api/client'
+import { everyValueOf } from '../lib/enums'
 import { formatDate, formatDateTime, words } from '../lib/format'
 import { isNotFound } from '../lib/problems'
 import { Badge } from './status'
@@ -13,22 +14,8 @@ export type WorkOrder = JsonOf<'/work_orders/{id}'>['work_order']
 export type WorkOrderStatus = WorkOrder['status']
 export type Carrier = JsonOf<'/carriers'>['carriers'][number]
 
-/** Every work order status, in the order of its life cycle; the Record type keeps it complete. */
-const WORK_ORDER_STATUS_ORDER: Record<WorkOrderStatus, number> = {
-  open: 1,
-  in_progress: 2,
-  submitted: 3,
-  needs_information: 4,
-  completed: 5,
-  cancelled: 6,
-}
-export const WORK_ORDER_STATUSES = (Object.keys(WORK_ORDER_STATUS_ORDER) as WorkOrderStatus[]).sort(
-  (a, b) => WORK_ORDER_STATUS_ORDER[a] - WORK_ORDER_STATUS_ORDER[b],
-)
-
-export function isWorkOrderStatus(value: string | null): value is WorkOrderStatus {
-  return value !== null && Object.hasOwn(WORK_ORDER_STATUS_ORDER, value)
-}
+/** Every work order status, in the order of its life cycle (the contract's union keeps it complete). */
+export const WORK_ORDER_STATUSES = everyValueOf<WorkOrderStatus>()(['open', 'in_progress', 'submitted', 'needs_information', 'completed', 'cancelled'])
 
 /** A request whose 404 means "none yet" (a coverage period's work order before setup). */
 export async function orNullOn404<T>(load: Promise<T>): Promise<T | null> {

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { api, totalOf, unwrap, type JsonOf } from '../api/client'
-import { everyValueOf } from '../lib/enums'
+import { everyValueOf, pickValue } from '../lib/enums'
 import { count, formatDateTime } from '../lib/format'
 import { failureText } from '../lib/problems'
 import { navigate, useLocation, withQuery } from '../lib/router'
@@ -21,8 +21,7 @@ const PER_PAGE = 25
 export function Deliveries({ watcherId, watcherDisabled }: { watcherId: string; watcherDisabled: boolean }) {
   const location = useLocation()
   const page = pageOf(location.query)
-  const statusParam = location.query.get('status') ?? ''
-  const status = DELIVERY_STATUSES.find((value) => value === statusParam)
+  const status = pickValue(DELIVERY_STATUSES, location.query.get('status'))
   const list = useApi(
     async (signal) => {
       const result = await api.GET('/watchers/{id}/deliveries', {

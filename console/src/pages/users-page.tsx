@@ -7,7 +7,7 @@ import { FormDialog } from '../components/dialog'
 import { SelectField, TextField } from '../components/fields'
 import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
 import { ActiveOr, Empty, ErrorMessage, Loading } from '../components/status'
-import { everyValueOf } from '../lib/enums'
+import { everyValueOf, pickValue } from '../lib/enums'
 import { formatDateTime } from '../lib/format'
 import { failureText } from '../lib/problems'
 import { navigate, useLocation, withQuery } from '../lib/router'
@@ -40,8 +40,7 @@ export function UsersPage() {
   const { accountId, operator, own } = useChosenAccount()
   const location = useLocation()
   const page = pageOf(location.query)
-  const statusParam = location.query.get('status') ?? ''
-  const status = USER_STATUSES.find((value) => value === statusParam)
+  const status = pickValue(USER_STATUSES, location.query.get('status'))
   const email = location.query.get('email') ?? ''
   const [emailDraft, setEmailDraft] = useState(email)
   useEffect(() => setEmailDraft(email), [email])

@@ -8,6 +8,7 @@ import { SelectField } from '../components/fields'
 import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
 import { Badge, Empty, ErrorMessage, Loading } from '../components/status'
 import { createBodyOf, draftProblem, EMPTY_WATCHER_DRAFT, WATCHER_STATUSES, WatcherFields, type WatcherDraft } from '../components/watchers-form'
+import { pickValue } from '../lib/enums'
 import { formatDateTime } from '../lib/format'
 import { failureText } from '../lib/problems'
 import { Link, navigate, useLocation, withQuery } from '../lib/router'
@@ -22,8 +23,7 @@ export function WatchersPage() {
   const operator = isOperator(session)
   const location = useLocation()
   const page = pageOf(location.query)
-  const statusParam = location.query.get('status') ?? ''
-  const status = WATCHER_STATUSES.find((value) => value === statusParam)
+  const status = pickValue(WATCHER_STATUSES, location.query.get('status'))
 
   const list = useApi(
     async (signal) => {

@@ -1,9 +1,10 @@
 import { api, totalOf, unwrap } from '../api/client'
 import { SelectField } from '../components/fields'
-import { isWorkOrderStatus, WORK_ORDER_STATUSES } from '../components/groups-common'
+import { WORK_ORDER_STATUSES } from '../components/groups-common'
 import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
 import { ShortId } from '../components/short-id'
 import { Badge, Empty, ErrorMessage, Loading } from '../components/status'
+import { pickValue } from '../lib/enums'
 import { formatDateTime, words } from '../lib/format'
 import { failureText } from '../lib/problems'
 import { Link, navigate, useLocation, withQuery } from '../lib/router'
@@ -18,8 +19,7 @@ const PER_PAGE = 25
 export function WorkOrdersPage() {
   const location = useLocation()
   const page = pageOf(location.query)
-  const rawStatus = location.query.get('status')
-  const status = isWorkOrderStatus(rawStatus) ? rawStatus : undefined
+  const status = pickValue(WORK_ORDER_STATUSES, location.query.get('status'))
   const carrier = location.query.get('carrier_name') ?? ''
 
   const carriers = useApi(async (signal) => unwrap(await api.GET('/carriers', { params: { query: { page: 1, per_page: 100 } }, signal })).carriers, [])
