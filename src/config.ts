@@ -9,7 +9,7 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKE
 /**
  * Every environment variable the service reads, in one schema. `loadConfig` is called once by the
  * entry points in `src/main/`; everything else receives the frozen result, never `process.env`.
- * The README's configuration table is written from this schema: keep them together.
+ * The configuration table in docs/configuration.md is written from this schema: keep them together.
  */
 const EnvSchema = Type.Object({
   NODE_ENV: Type.Enum(['development', 'production', 'test'], { default: 'development' }),
