@@ -78,6 +78,29 @@ describe('Idempotency-Key on POST', () => {
     expect(await userEmails(partner)).toEqual(['first@example.com'])
   })
 
+  it('when the same key comes with the same JSON in another key order and other whitespace, then the stored answer is replayed', async () => {
+    const partner = await t.newPartner()
+    const key = newKey()
+    const send = (text: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/users',
+        headers: { 'service-api-key': partner.apiKey, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: text,
+      })
+    const first = await send('{"user":{"email":"same@example.com","role_names":[]}}')
+    expect(first.statusCode).toBe(201)
+    const again = await send('{\n  "user": {\n    "role_names": [ ],\n    "email": "same@example.com"\n  }\n}\n')
+    expect(again.statusCode).toBe(201)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(first.json())
+    // A different value is a different request, however it is spelled.
+    const other = await send('{"user":{"role_names":[],"email":"other@example.com"}}')
+    expect(other.statusCode).toBe(422)
+    expect(other.json().code).toBe('idempotency_key_reused')
+    expect(await userEmails(partner)).toEqual(['same@example.com'])
+  })
+
   it('when the same key is used on another endpoint, then it counts as a different request (422)', async () => {
     const partner = await t.newPartner()
     const key = newKey()

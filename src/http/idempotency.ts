@@ -3,6 +3,7 @@ import type { onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify
 import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
+import { canonicalJson } from './canonical-json.js'
 import { httpError } from './problem.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
@@ -32,10 +33,7 @@ export function registerIdempotency(app: App, db: Db): void {
     if (key === undefined || !KEY_PATTERN.test(key)) {
       throw httpError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice).')
     }
-    const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n`)
-      .update(request.rawBody ?? '')
-      .digest('hex')
+    const fingerprint = requestFingerprint(request.method, request.url, request.rawBody)
     const claim = await claimIdempotencyKey(db, request.actor.accountId, key, fingerprint)
     switch (claim.kind) {
       case 'claimed':
@@ -85,6 +83,18 @@ export function registerIdempotency(app: App, db: Db): void {
     route.preHandler = [...toArray(route.preHandler), claimKey]
     route.onSend = [...toArray(route.onSend), storeAnswer]
   })
+}
+
+/**
+ * The same request is the same JSON, not the same bytes: a client that re-serialises its body
+ * with keys in another order or other whitespace is retrying, not reusing the key. The raw text
+ * is parsed again (rather than using request.body) because validation may have filled defaults.
+ */
+export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {
+  const text = rawBody ?? ''
+  // The parser accepted this text already, so it parses; an empty text is no body.
+  const body = text.trim() === '' ? '' : canonicalJson(JSON.parse(text))
+  return createHash('sha256').update(`${method} ${url}\n`).update(body).digest('hex')
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {
