@@ -8,33 +8,9 @@ import type { Actor } from '../lib/actor.js'
 import { isUuid } from '../lib/ids.js'
 import { CreateAccountBody, CreateApiKeyBody } from '../modules/accounts/accounts.schema.js'
 import { CreateUserBody } from '../modules/users/users.schema.js'
+import { UsageError } from './usage.js'
 
-export class UsageError extends Error {}
-
-export const USAGE = `Usage: enrollsync <command> [options]    (or: npm run cli -- <command> [options])
-
-  accounts create --name NAME --kind partner|service [--external-identifier ID]
-  accounts list [--kind partner|service]
-  keys create --account ACCOUNT_ID --name NAME      prints the new key once
-  keys list --account ACCOUNT_ID
-  keys revoke KEY_ID
-  users create --account ACCOUNT_ID --email EMAIL [--roles role1,role2]
-  users list --account ACCOUNT_ID
-  users deactivate USER_ID
-  users set-password USER_ID                       reads the new console password from standard input
-  users reset-password USER_ID                     sets a generated password and prints it once
-  migrate                                          apply pending migrations
-  help
-
-The command line works on the database of the current environment (DATABASE_URL, or the
-embedded one in DATA_DIR). With the embedded database, stop the service first: one process at a time.
-Output is JSON.
-
-Console passwords are 12 to 256 characters. set-password reads the first line of standard input,
-so the password never appears in the command line or the shell history:
-  printf '%s\\n' "$PASSWORD" | npm run cli -- users set-password USER_ID
-Both password commands end the user's open console sessions. Sign-in is by email alone, so an
-email can hold a password in one account only.`
+export { USAGE, UsageError } from './usage.js'
 
 const cliActor = (accountId: string): Actor => ({
   accountId,

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { createServices } from '../app.js'
-import { runCommand, USAGE, UsageError, type CommandInput } from '../cli/commands.js'
-import { ConfigError, loadConfig } from '../config.js'
+import type { CommandInput } from '../cli/commands.js'
+import { USAGE, UsageError } from '../cli/usage.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
-import { openDatabase } from '../db/database.js'
-import { migrate } from '../db/migrator.js'
 import { DomainError } from '../lib/domain-error.js'
+
+// Only light modules are imported statically, so `--help` answers at once. The service's module
+// graph (the app, TypeBox schemas, the database driver) takes most of a second to load and is
+// imported below, once a command needs it.
 
 // A password is one line; anything much longer is not one.
 const STDIN_LIMIT_BYTES = 64 * 1024
@@ -36,6 +37,13 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE)
     return argv.length === 0 ? 1 : 0
   }
+  const [{ createServices }, { runCommand }, { loadConfig }, { openDatabase }, { migrate }] = await Promise.all([
+    import('../app.js'),
+    import('../cli/commands.js'),
+    import('../config.js'),
+    import('../db/database.js'),
+    import('../db/migrator.js'),
+  ])
   const config = loadConfig(process.env)
   const database = await openDatabase(config.database)
   try {
@@ -54,7 +62,9 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (error: unknown) => {
+  async (error: unknown) => {
+    // Loaded already whenever it could have thrown: this import is the cached module.
+    const { ConfigError } = await import('../config.js')
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       console.error(`${error.message}\n\n${USAGE}`)
       process.exit(64)
