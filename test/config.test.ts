@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       apiKeyCacheSeconds: 5,
       bodyLimitBytes: 16 * 1024 * 1024,
       worker: { mode: 'in-process', concurrency: 4, pollMs: 1000, staleAfterMs: 300_000 },
-      webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, secretOverlapSeconds: 86_400, concurrency: 16 },
+      webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, allowLoopbackUrls: true, secretOverlapSeconds: 86_400, concurrency: 16 },
       logLevel: 'info',
       trustProxy: false,
       carrierSide: {
@@ -62,6 +62,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRANSACTION_BATCH_DELAY_MS: '1.5' })).toThrow(/TRANSACTION_BATCH_DELAY_MS/)
   })
 
+  it('when WEBHOOK_ALLOW_PRIVATE_URLS is unset, then watchers may call loopback receivers on the embedded database outside production only', () => {
+    const allowance = (env: Record<string, string>) => {
+      const { allowPrivateUrls, allowLoopbackUrls } = loadConfig(env).webhooks
+      return { allowPrivateUrls, allowLoopbackUrls }
+    }
+    // A newcomer's `npm start`: a receiver on the same machine works without a restart.
+    expect(allowance({})).toEqual({ allowPrivateUrls: false, allowLoopbackUrls: true })
+    expect(allowance({ NODE_ENV: 'test' })).toEqual({ allowPrivateUrls: false, allowLoopbackUrls: true })
+    // PostgreSQL or production: nothing internal unless the deployment says so.
+    const postgres = { DATABASE_URL: 'postgres://db/es', TOKEN_SIGNING_SECRET: SECRET, ...SSN }
+    expect(allowance(postgres)).toEqual({ allowPrivateUrls: false, allowLoopbackUrls: false })
+    expect(allowance({ ...postgres, NODE_ENV: 'production' })).toEqual({ allowPrivateUrls: false, allowLoopbackUrls: false })
+    // Set, the variable decides for every internal range, loopback included.
+    expect(allowance({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' })).toEqual({ allowPrivateUrls: false, allowLoopbackUrls: false })
+    expect(allowance({ ...postgres, NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' })).toEqual({ allowPrivateUrls: true, allowLoopbackUrls: true })
+  })
+
   it('when the webhook variables are set, then they are parsed', () => {
     expect(
       loadConfig({
@@ -73,7 +90,7 @@ describe('loadConfig', () => {
         WORKER_STALE_AFTER_MS: '3000',
       }),
     ).toMatchObject({
-      webhooks: { timeoutMs: 1500, retryScheduleSeconds: [0, 1, 2], allowPrivateUrls: true, secretOverlapSeconds: 0, concurrency: 4 },
+      webhooks: { timeoutMs: 1500, retryScheduleSeconds: [0, 1, 2], allowPrivateUrls: true, allowLoopbackUrls: true, secretOverlapSeconds: 0, concurrency: 4 },
       worker: { staleAfterMs: 3000 },
     })
   })

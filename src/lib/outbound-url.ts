@@ -29,8 +29,17 @@ export interface UrlRefusal {
 export interface OutboundPolicy {
   /** Allow loopback, private and the other internal ranges (development, tests, private networks). */
   allowPrivate: boolean
+  /**
+   * Allow loopback addresses only (a receiver on the same machine): the embedded development
+   * default, so a newcomer's local receiver works while private networks and cloud metadata
+   * endpoints stay refused.
+   */
+  allowLoopback: boolean
   resolve: ResolveHost
 }
+
+/** Which internal addresses a policy lets through; `addressRefusal` needs no resolver. */
+export type AddressAllowance = Pick<OutboundPolicy, 'allowPrivate' | 'allowLoopback'>
 
 /** The host of a URL as an address or name: brackets of an IPv6 literal removed. */
 export function hostOf(url: URL): string {
@@ -53,9 +62,10 @@ export function urlShapeRefusal(text: string): UrlRefusal | undefined {
 }
 
 /** The refusal for one address, or undefined when the policy lets it be called. */
-export function addressRefusal(address: string, allowPrivate: boolean): UrlRefusal | undefined {
-  if (allowPrivate) return undefined
+export function addressRefusal(address: string, allowance: AddressAllowance): UrlRefusal | undefined {
+  if (allowance.allowPrivate) return undefined
   const kind = forbiddenAddressClass(address)
+  if (kind === 'loopback' && allowance.allowLoopback) return undefined
   return kind ? { code: 'forbidden_address', detail: `resolves to ${describeAddressClass(kind)} (${address}), which webhooks may not call` } : undefined
 }
 
@@ -67,7 +77,7 @@ export async function outboundUrlRefusal(text: string, policy: OutboundPolicy): 
   const shape = urlShapeRefusal(text)
   if (shape || policy.allowPrivate) return shape
   const host = hostOf(new URL(text))
-  if (isIP(host)) return addressRefusal(host, false)
+  if (isIP(host)) return addressRefusal(host, policy)
   let addresses: ResolvedAddress[]
   try {
     addresses = await policy.resolve(host)
@@ -77,7 +87,7 @@ export async function outboundUrlRefusal(text: string, policy: OutboundPolicy): 
   }
   if (addresses.length === 0) return { code: 'unresolvable_host', detail: 'host does not resolve to any address' }
   for (const { address } of addresses) {
-    const refusal = addressRefusal(address, false)
+    const refusal = addressRefusal(address, policy)
     if (refusal) return refusal
   }
   return undefined
@@ -101,7 +111,7 @@ export function guardedLookup(policy: OutboundPolicy): LookupFunction {
         const family = options.family === 4 || options.family === 6 ? options.family : undefined
         const addresses = family ? all.filter((a) => a.family === family) : all
         for (const { address } of addresses) {
-          const refusal = addressRefusal(address, policy.allowPrivate)
+          const refusal = addressRefusal(address, policy)
           if (refusal) return callback(new ForbiddenAddressError(refusal.detail), '', 0)
         }
         const first = addresses[0]

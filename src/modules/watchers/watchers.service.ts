@@ -47,7 +47,7 @@ function filterScope(actor: Actor, watcherAccountId: string): AccountScope {
 }
 
 export function createWatchersService({ db, settings, resolveHost }: WatchersServiceDeps) {
-  const policy = { allowPrivate: settings.allowPrivateUrls, resolve: resolveHost }
+  const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
 
   /** Every problem of the given fields at once; `stored` fills in the filters a PATCH leaves out. */
   async function problemsOf(raw: unknown, fields: Fields, scope: AccountScope, stored?: repo.WatcherRow): Promise<FieldProblem[]> {

@@ -90,7 +90,7 @@ export interface WebhookDeliveryJobDeps {
  * receiver drop the copy).
  */
 export function createWebhookDeliveryJob({ settings, resolveHost = systemResolveHost }: WebhookDeliveryJobDeps): JobDefinition<typeof WEBHOOK_DELIVERY_JOB.payload> {
-  const policy = { allowPrivate: settings.allowPrivateUrls, resolve: resolveHost }
+  const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
   return defineJob({
     name: WEBHOOK_DELIVERY_JOB.name,
     payload: WEBHOOK_DELIVERY_JOB.payload,

@@ -54,7 +54,7 @@ export function sendWebhook(request: WebhookRequest, { timeoutMs, policy }: Send
   const url = new URL(request.url)
   // An IP literal is connected to without a lookup: check it here.
   const host = hostOf(url)
-  const literal = isIP(host) ? addressRefusal(host, policy.allowPrivate) : undefined
+  const literal = isIP(host) ? addressRefusal(host, policy) : undefined
   if (literal) return Promise.resolve({ statusCode: null, error: `refused: ${literal.detail}`, refused: true, excerpt: '', durationMs: 0 })
 
   const started = performance.now()

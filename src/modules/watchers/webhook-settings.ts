@@ -6,6 +6,8 @@ export interface WebhookSettings {
   readonly retryScheduleSeconds: readonly number[]
   /** Let watchers call loopback, private and link-local addresses (development, private networks). */
   readonly allowPrivateUrls: boolean
+  /** Let watchers call loopback addresses only (a receiver on the same machine: embedded development). */
+  readonly allowLoopbackUrls: boolean
   /** How long the previous secret keeps signing beside the new one after a rotation. */
   readonly secretOverlapSeconds: number
   /** Deliveries a worker sends at once, in slots of their own (see createWorkers). */
@@ -19,6 +21,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = Object.freeze({
   timeoutMs: 10_000,
   retryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_SECONDS,
   allowPrivateUrls: false,
+  allowLoopbackUrls: false,
   secretOverlapSeconds: 86_400,
   concurrency: 16,
 })
