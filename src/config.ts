@@ -32,7 +32,8 @@ const EnvSchema = Type.Object({
   WORKER_STALE_AFTER_MS: Type.Integer({ minimum: 1000, default: DEFAULT_WORKER_STALE_AFTER_MS }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_WEBHOOK_SETTINGS.timeoutMs }),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.String({ pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$', default: DEFAULT_RETRY_SCHEDULE_SECONDS.join(',') }),
-  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Boolean({ default: false }),
+  // Unset: loopback receivers only, and only in embedded development (see webhookAddressAllowance).
+  WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(Type.Boolean()),
   WEBHOOK_SECRET_OVERLAP_SECONDS: Type.Integer({ minimum: 0, maximum: 7 * 86_400, default: DEFAULT_WEBHOOK_SETTINGS.secretOverlapSeconds }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: DEFAULT_WEBHOOK_SETTINGS.concurrency }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -51,6 +52,20 @@ const EnvSchema = Type.Object({
 })
 
 type Env = Static<typeof EnvSchema>
+
+/**
+ * Which internal addresses watchers may call. Set, WEBHOOK_ALLOW_PRIVATE_URLS decides for every
+ * internal range. Unset, a newcomer on the embedded database outside production may point a
+ * watcher at a receiver on the same machine (loopback only: private networks and cloud metadata
+ * stay refused), so the guides need no restart; with DATABASE_URL or in production, nothing
+ * internal is called unless the deployment says so.
+ */
+function webhookAddressAllowance(env: Env): { allowPrivateUrls: boolean; allowLoopbackUrls: boolean } {
+  if (env.WEBHOOK_ALLOW_PRIVATE_URLS !== undefined) {
+    return { allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS, allowLoopbackUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS }
+  }
+  return { allowPrivateUrls: false, allowLoopbackUrls: env.DATABASE_URL === undefined && env.NODE_ENV !== 'production' }
+}
 
 export type DatabaseConfig =
   | { kind: 'embedded'; dataDir: string }
@@ -176,7 +191,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     webhooks: Object.freeze({
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScheduleSeconds: Object.freeze(retrySchedule),
-      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      ...webhookAddressAllowance(env),
       secretOverlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       concurrency: env.WEBHOOK_CONCURRENCY,
     }),
