@@ -59,6 +59,8 @@ import { createUsersService } from './modules/users/users.service.js'
 import { createConsolePasswordsService } from './modules/sessions/console-passwords.service.js'
 import { sessionsRoutes } from './modules/sessions/sessions.routes.js'
 import { createSessionsService } from './modules/sessions/sessions.service.js'
+import { passwordLinksRoutes } from './modules/password-links/password-links.routes.js'
+import { createPasswordLinksService } from './modules/password-links/password-links.service.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
 import { systemResolveHost, type ResolveHost } from './lib/outbound-url.js'
 import { watcherDeliveriesRoutes } from './modules/watchers/watcher-deliveries.routes.js'
@@ -204,11 +206,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const credentials = new CredentialCache(deps.db, deps.apiKeyCacheSeconds * 1000)
   const tokens = new TokenService(deps.tokenSigningSecret)
   const limiter = new RateLimiter(deps.rateLimitStore, deps.rateLimit.max, deps.rateLimit.windowSeconds)
-  const sessions = createSessionsService({
-    db: deps.db,
-    failureCounter: deps.rateLimitStore,
-    settings: deps.consoleSessions ?? DEFAULT_CONSOLE_SESSION_SETTINGS,
-  })
+  const consoleSessions = deps.consoleSessions ?? DEFAULT_CONSOLE_SESSION_SETTINGS
+  const sessions = createSessionsService({ db: deps.db, failureCounter: deps.rateLimitStore, settings: consoleSessions })
   registerGuard(app, { credentials, tokens, limiter, sessions })
   registerIdempotency(app, deps.db)
 
@@ -223,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   sessionsRoutes(app, sessions)
   accountsRoutes(app, services.accounts)
   usersRoutes(app, services.users)
+  passwordLinksRoutes(app, createPasswordLinksService({ db: deps.db, failureCounter: deps.rateLimitStore, settings: consoleSessions }))
   groupsRoutes(app, services.groups)
   groupInstallmentsRoutes(app, services.groupInstallments)
   coveragePeriodsRoutes(app, services.coveragePeriods)

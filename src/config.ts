@@ -49,6 +49,7 @@ const EnvSchema = Type.Object({
   SIGN_IN_MAX_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerEmail }),
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerAddress }),
   SIGN_IN_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: DEFAULT_CONSOLE_SESSION_SETTINGS.failureWindowSeconds }),
+  PASSWORD_LINK_TTL_SECONDS: Type.Integer({ minimum: 300, maximum: 30 * 86_400, default: DEFAULT_CONSOLE_SESSION_SETTINGS.passwordLinkTtlSeconds }),
 })
 
 type Env = Static<typeof EnvSchema>
@@ -105,7 +106,7 @@ export interface Config {
   readonly carrierSide: CarrierSettings
   /** A census (thousands of families, or an 834 file) is larger than other bodies. */
   readonly censusBodyLimitBytes: number
-  /** Console session lifetime and the failed sign-in limits. */
+  /** Console session lifetime, the failed sign-in limits and the set-password link lifetime. */
   readonly consoleSessions: Readonly<ConsoleSessionSettings>
 }
 
@@ -212,6 +213,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       maxFailuresPerEmail: env.SIGN_IN_MAX_FAILURES,
       maxFailuresPerAddress: env.SIGN_IN_MAX_FAILURES_PER_ADDRESS,
       failureWindowSeconds: env.SIGN_IN_WINDOW_SECONDS,
+      passwordLinkTtlSeconds: env.PASSWORD_LINK_TTL_SECONDS,
     }),
   })
 }

@@ -17,11 +17,11 @@ describe('the command line', () => {
     expect(account.kind).toBe('partner')
     const key = (await cli('keys', 'create', '--account', account.id, '--name', 'ci key')) as { id: string; key: string }
     expect(key.key).toMatch(/^esk_/)
-    await cli('users', 'create', '--account', account.id, '--email', 'Ops@Example.com', '--roles', 'admin,viewer')
+    await cli('users', 'create', '--account', account.id, '--email', 'Ops@Example.com', '--roles', 'admin,operations')
 
     const users = await call(t.app, { apiKey: key.key }, 'GET', '/users')
     expect(users.statusCode).toBe(200)
-    expect(users.json().users).toEqual([expect.objectContaining({ email: 'ops@example.com', role_names: ['admin', 'viewer'] })])
+    expect(users.json().users).toEqual([expect.objectContaining({ email: 'ops@example.com', role_names: ['admin', 'operations'] })])
   })
 
   it('when a key is revoked from the command line, then the API refuses it', async () => {

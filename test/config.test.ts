@@ -42,7 +42,7 @@ describe('loadConfig', () => {
         secrets: {},
       },
       censusBodyLimitBytes: 256 * 1024 * 1024,
-      consoleSessions: { ttlSeconds: 43_200, maxFailuresPerEmail: 5, maxFailuresPerAddress: 20, failureWindowSeconds: 900 },
+      consoleSessions: { ttlSeconds: 43_200, maxFailuresPerEmail: 5, maxFailuresPerAddress: 20, failureWindowSeconds: 900, passwordLinkTtlSeconds: 86_400 },
     })
   })
 

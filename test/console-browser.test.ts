@@ -5,6 +5,7 @@ import { installThroughApi } from './helpers/carrier-side.js'
 import { insertWatcher, raiseByHand } from './helpers/error-fixtures.js'
 import { fakeResolver } from './helpers/webhooks.js'
 import { call, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
+import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 
 // The console in a real browser (Debian's Chromium, driven by playwright-core) against the
 // service listening on loopback: what operators and client teams do, click by click.
@@ -24,7 +25,7 @@ afterAll(async () => {
 const PASSWORD = 'correct horse battery staple'
 
 /** A console user of the credential's account, with a password, as `users set-password` leaves one. */
-async function consoleUser(who: Credential, email: string, roleNames: string[] = []) {
+async function consoleUser(who: Credential, email: string, roleNames: RoleNameValue[] = []) {
   const actor = systemActor(who.accountId)
   const user = await t.services.users.createUser(actor, { email, role_names: roleNames }, who.accountId)
   await t.services.consolePasswords.setPassword(actor, user.id, PASSWORD)

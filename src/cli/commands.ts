@@ -28,8 +28,15 @@ function validated<S extends TSchema>(schema: S, body: unknown): Static<S> {
   const checker = Compile(schema)
   if (checker.Check(candidate)) return candidate
   const problems = fieldProblemsFromValidation(checker.Errors(candidate), 'body')
-  // Pointers like /user/email become the option names a CLI user typed: --email.
-  throw new UsageError(problems.map((p) => `--${(p.pointer ?? '').split('/').pop()?.replace(/_/g, '-')} ${p.detail}`).join('; '))
+  // Pointers like /user/email or /user/role_names/0 become the option names a CLI user typed: --email, --roles.
+  throw new UsageError(problems.map((p) => `--${optionOf(p.pointer ?? '')} ${p.detail}`).join('; '))
+}
+
+const OPTION_OF_FIELD: Record<string, string> = { role_names: 'roles' }
+
+function optionOf(pointer: string): string {
+  const field = pointer.split('/').filter((part) => part !== '' && !/^\d+$/.test(part)).pop() ?? ''
+  return OPTION_OF_FIELD[field] ?? field.replace(/_/g, '-')
 }
 
 function uuidArgument(value: string | undefined, what: string): string {

@@ -13,7 +13,7 @@ export const USAGE = `Usage: enrollsync <command> [options]    (or: npm run cli 
   keys create --account ACCOUNT_ID --name NAME      prints the new key once
   keys list --account ACCOUNT_ID
   keys revoke KEY_ID
-  users create --account ACCOUNT_ID --email EMAIL [--roles role1,role2]
+  users create --account ACCOUNT_ID --email EMAIL [--roles ROLE,...]   roles: admin, benefits_admin, operations
   users list --account ACCOUNT_ID
   users deactivate USER_ID
   users set-password USER_ID                       reads the new console password from standard input
@@ -23,7 +23,8 @@ export const USAGE = `Usage: enrollsync <command> [options]    (or: npm run cli 
 
 The command line works on the database of the current environment (DATABASE_URL, or the
 embedded one in DATA_DIR). With the embedded database, stop the service first: one process at a time.
-Output is JSON.
+While the service runs, give a console user a password with a set-password link instead: the
+console's Users page, or POST /users/USER_ID/password_links. Output is JSON.
 
 Console passwords are 12 to 256 characters. set-password reads the first line of standard input,
 so the password never appears in the command line or the shell history:

@@ -47,6 +47,17 @@ export interface ConsoleSessionsTable {
   expires_at: Timestamp
 }
 
+export interface PasswordLinksTable {
+  id: string
+  token_hash: Buffer
+  user_id: string
+  account_id: string
+  created_at: Timestamp
+  expires_at: Date
+  used_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+}
+
 /** Dates (`date` columns) travel as YYYY-MM-DD strings: see the type parser in database.ts. */
 type DateString = string
 
@@ -527,6 +538,7 @@ export interface Database {
   api_keys: ApiKeysTable
   users: UsersTable
   console_sessions: ConsoleSessionsTable
+  password_links: PasswordLinksTable
   groups: GroupsTable
   idempotency_keys: IdempotencyKeysTable
   jobs: JobsTable
@@ -567,6 +579,7 @@ export type AccountRow = Selectable<AccountsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type UserRow = Selectable<UsersTable>
 export type ConsoleSessionRow = Selectable<ConsoleSessionsTable>
+export type PasswordLinkRow = Selectable<PasswordLinksTable>
 export type GroupRow = Selectable<GroupsTable>
 export type JobRow = Selectable<JobsTable>
 export type NewJob = Insertable<JobsTable>

@@ -15,6 +15,7 @@ import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
 import type { FileDeliveryErrorCode } from '../modules/carrier-delivery/file-deliveries.errors.js'
 import type { CensusErrorCode } from '../modules/census/census.errors.js'
 import type { SessionErrorCode } from '../modules/sessions/sessions.errors.js'
+import type { PasswordLinkErrorCode } from '../modules/password-links/password-links.errors.js'
 
 /** Failures raised by the HTTP layer itself (parsing, auth, limits, idempotency). */
 export type HttpErrorCode =
@@ -52,6 +53,7 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | FileDeliveryErrorCode
   | CensusErrorCode
   | SessionErrorCode
+  | PasswordLinkErrorCode
 
 export interface ErrorEntry {
   status: number
@@ -343,12 +345,22 @@ export const errorTable = {
   console_email_taken: {
     status: 409,
     title: 'Email already signs in elsewhere',
-    description: 'An active user of another account already has a password with this email; sign-in is by email alone, so an email signs in to one account only (command line: users set-password).',
+    description: 'An active user of another account already has a password with this email; sign-in is by email alone, so an email signs in to one account only. Use another email, or deactivate the other user first.',
   },
   user_deactivated: {
     status: 409,
     title: 'User deactivated',
-    description: 'A deactivated user can no longer sign in, so it cannot be given a password (command line: users set-password).',
+    description: 'A deactivated user can no longer sign in, so it cannot be given a password or a set-password link.',
+  },
+  password_link_invalid: {
+    status: 404,
+    title: 'Set-password link not valid',
+    description: 'The set-password link is unknown, already used, replaced by a newer link, or expired (or its user was deactivated); which one is not said. Ask an administrator of the account for a new link (POST /users/{id}/password_links).',
+  },
+  password_link_rate_limited: {
+    status: 429,
+    title: 'Too many set-password links that did not work',
+    description: 'Too many set-password links that did not work came from this address in the window (SIGN_IN_WINDOW_SECONDS); every link is refused until it ends. Wait Retry-After seconds.',
   },
 } as const satisfies Record<ErrorCode, ErrorEntry>
 

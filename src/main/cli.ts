@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { CommandInput } from '../cli/commands.js'
 import { USAGE, UsageError } from '../cli/usage.js'
+import { dataDirHeldAdvice } from '../cli/data-dir-held.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
 import { DomainError } from '../lib/domain-error.js'
 
@@ -74,7 +75,11 @@ main(process.argv.slice(2)).then(
       console.error(`${error.code}: ${error.message}${fields}`)
       process.exit(65)
     }
-    if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    if (error instanceof DataDirLockedError) {
+      console.error(dataDirHeldAdvice(error, process.argv.slice(2)))
+      process.exit(2)
+    }
+    if (error instanceof ConfigError) {
       console.error(error.message)
       process.exit(2)
     }

@@ -2,6 +2,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import type { App } from '../../src/http/app-types.js'
 import { call, systemActor, type Credential, type TestApp } from './test-app.js'
+import type { RoleNameValue } from '../../src/modules/users/users.schema.js'
 
 // Console tests import the shared assertion from here with the rest of their helpers.
 export { expectProblem } from './test-app.js'
@@ -22,7 +23,7 @@ export interface ConsoleUser {
 let userCounter = 0
 
 /** A user of the account with a console password, set the way the command line sets it. */
-export async function consoleUser(t: TestApp, account: Pick<Credential, 'accountId'>, roleNames: string[] = [], email?: string): Promise<ConsoleUser> {
+export async function consoleUser(t: TestApp, account: Pick<Credential, 'accountId'>, roleNames: RoleNameValue[] = [], email?: string): Promise<ConsoleUser> {
   const address = email ?? `console.user.${Date.now().toString(36)}.${++userCounter}@example.com`
   const user = await t.services.users.createUser(systemActor(account.accountId), { email: address, role_names: roleNames }, account.accountId)
   const password = `pass phrase ${user.id.slice(-12)}`

@@ -9,9 +9,20 @@ export const UserEmail = Type.String({
   examples: ['jane.doe@example.com'],
 })
 
-export const RoleName = Type.String({
-  pattern: '^[a-z][a-z0-9_]{0,49}$',
-  description: 'A role of the user: lower-case letters, digits and underscores',
+/**
+ * The roles a user may be given. Only `admin` changes what a user may do; the others say what the
+ * user works on, shown wherever the user is named (comments, resolutions). A closed list, so a
+ * misspelt role answers 422 at its field instead of silently granting nothing.
+ */
+export const ROLE_NAMES = ['admin', 'benefits_admin', 'operations'] as const
+export type RoleNameValue = (typeof ROLE_NAMES)[number]
+
+export const RoleName = Type.Enum([...ROLE_NAMES], {
+  description:
+    'A role of the user. admin: in the console, manages the users of the account (adds them, creates their ' +
+    'set-password links, deactivates them) and its API keys. benefits_admin: works on groups, members and their ' +
+    'errors. operations: works the error queue and carrier follow-up. Roles other than admin grant nothing beyond ' +
+    'what every console user of the account may do; they name the user\'s job where the user is shown.',
   examples: ['admin'],
 })
 
@@ -22,7 +33,8 @@ export const UserSchema = Type.Object(
     email: Type.String(),
     created_at: Timestamp,
     deactivated_at: Type.Optional(Timestamp),
-    role_names: Type.Array(Type.String()),
+    // Plain strings in answers: a role recorded before the list was closed is still shown as it is.
+    role_names: Type.Array(Type.String(), { description: 'The roles of the user; see role_names of POST /users for their meaning' }),
   },
   { additionalProperties: false },
 )

@@ -19,7 +19,7 @@ export function presentUser(row: UserRow): User {
  * In the console, only administrators manage users. API keys and the command line keep their
  * powers: a key is the account's own integration, configured by whoever holds it.
  */
-function requireAdminInConsole(actor: Actor, what: string): void {
+export function requireAdminInConsole(actor: Actor, what: string): void {
   if (actor.user && !isAccountAdmin(actor.user)) throw adminRoleRequired(what)
 }
 
