@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -181,4 +181,23 @@ describe('the built command line', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 120_000)
+})
+
+describe('the built command line while the service runs', () => {
+  it('when the data directory is held by a running process, then set-password exits 2 and says to use a set-password link instead or to stop the service', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'enrollsync-held-'))
+    // This test process stands in for the running service: a live pid in the lock file.
+    writeFileSync(join(dataDir, 'enrollsync.lock'), String(process.pid))
+    try {
+      const held = await runCli(['users', 'set-password', '0193a4b2-0000-7000-8000-000000000003'], { DATA_DIR: dataDir }, 'a piped pass phrase\n')
+      expect(held.code).toBe(2)
+      expect(held.stderr).toContain(`holds the data directory ${dataDir}`)
+      expect(held.stderr).toContain('set-password link')
+      expect(held.stderr).toContain('POST /users/USER_ID/password_links')
+      expect(held.stderr).toContain('Or stop the service first')
+      expect(held.stderr).not.toContain('a piped pass phrase')
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
