@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { DESKTOP, launchBrowser, PHONE, screenshot, signIn, startConsoleServer } from './helpers/browser.js'
 import { installThroughApi } from './helpers/carrier-side.js'
 import { insertWatcher, raiseByHand } from './helpers/error-fixtures.js'
@@ -10,12 +10,17 @@ import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 // The console in a real browser (Debian's Chromium, driven by playwright-core) against the
 // service listening on loopback: what operators and client teams do, click by click.
 
+// Found by test/global-setup.ts. Without a browser these tests are skipped (with one line after
+// the summary saying how to enable them), or fail when CI or REQUIRE_BROWSER=1 asks for them.
+const chromium = inject('chromium')
+
 let t: TestApp & { baseUrl: string }
 let browser: Browser
 beforeAll(async () => {
+  if (chromium.kind === 'missing') throw new Error(chromium.message)
   // Watcher URLs are checked against DNS: hooks.example.com answers a public documentation address.
   t = await startConsoleServer({ resolveHost: fakeResolver({ 'hooks.example.com': ['203.0.113.10'] }) })
-  browser = await launchBrowser()
+  browser = await launchBrowser(chromium.path)
 })
 afterAll(async () => {
   await browser?.close()
@@ -44,7 +49,7 @@ async function newPage(viewport = DESKTOP): Promise<Page> {
   return page
 }
 
-describe('the operations console in a browser', () => {
+describe.skipIf(chromium.kind === 'missing' && !chromium.required)('the operations console in a browser', () => {
   it('when an operator signs in and moves a work order to completed, then the page shows the coverage period in production, as the API does', async () => {
     const partner = await t.newPartner()
     const operator = await t.newOperator()

@@ -1,18 +1,40 @@
 import { execFileSync } from 'node:child_process'
+import type { TestProject } from 'vitest/node'
+import { findChromium, type ChromiumSearch } from '../scripts/find-chromium.mjs'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The browser test/console-browser.test.ts drives, or why there is none. */
+    chromium: ChromiumSearch
+  }
+}
 
 /**
+ * Runs once before any test file, in the main Vitest process.
+ *
  * The end-to-end tests start `dist/main/serve.js` exactly as `npm start` does, and the browser
  * tests load the console from dist/console, so the build must match the source under test:
  * compile and bundle once before any test file runs.
+ *
+ * It also finds the browser (scripts/find-chromium.mjs) for test/console-browser.test.ts: without
+ * one, those tests are skipped with one line after the summary, or fail when CI or
+ * REQUIRE_BROWSER is set (the failure is the browser file's, so the rest of the run still reports).
  */
-export default function setup(): void {
+export default function setup(project: TestProject): (() => void) | undefined {
+  const chromium = findChromium(process.env)
+  project.provide('chromium', chromium)
+
   // Pure unit tests need no build: SKIP_BUILD=1 lets them run while other source is mid-edit.
-  if (process.env.SKIP_BUILD === '1') return
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
-  // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build: the tests
-  // must load the console exactly as `npm run build` makes it.
-  execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'production' },
-  })
+  if (process.env.SKIP_BUILD !== '1') {
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build: the tests
+    // must load the console exactly as `npm run build` makes it.
+    execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    })
+  }
+
+  // Printed at teardown, so the line stands under the summary that counts the skipped file.
+  return chromium.kind === 'missing' && !chromium.required ? () => console.log(chromium.message) : undefined
 }

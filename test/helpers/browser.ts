@@ -1,12 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { AppDeps } from '../../src/app.js'
 import { startTestApp, type TestApp } from './test-app.js'
-
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it): nothing is downloaded by npm. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 // Screenshots of each page, for people to look at: test-results/ is ignored by git.
 export const SCREENSHOT_DIRECTORY = 'test-results/console'
@@ -14,10 +11,13 @@ export const SCREENSHOT_DIRECTORY = 'test-results/console'
 export const DESKTOP = { width: 1280, height: 900 }
 export const PHONE = { width: 390, height: 844 }
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`)
+/**
+ * The machine's own Chromium, as test/global-setup.ts found it (CHROMIUM_PATH, then PATH; see
+ * scripts/find-chromium.mjs): nothing is downloaded by npm.
+ */
+export async function launchBrowser(executablePath: string): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     // This machine's network is closed: without these, Chromium keeps trying to reach Google.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
