@@ -14,7 +14,7 @@ declare module 'vitest' {
  *
  * The end-to-end tests start `dist/main/serve.js` exactly as `npm start` does, and the browser
  * tests load the console from dist/console, so the build must match the source under test:
- * compile and bundle once before any test file runs.
+ * anything changed since the last build is compiled and bundled before any test file runs.
  *
  * It also finds the browser (scripts/find-chromium.mjs) for test/console-browser.test.ts: without
  * one, those tests are skipped with one line after the summary, or fail when CI or
@@ -25,15 +25,9 @@ export default function setup(project: TestProject): (() => void) | undefined {
   project.provide('chromium', chromium)
 
   // Pure unit tests need no build: SKIP_BUILD=1 lets them run while other source is mid-edit.
-  if (process.env.SKIP_BUILD !== '1') {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
-    // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build: the tests
-    // must load the console exactly as `npm run build` makes it.
-    execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
-      stdio: 'inherit',
-      env: { ...process.env, NODE_ENV: 'production' },
-    })
-  }
+  // Otherwise the parts whose sources changed are built, as `npm start` does (and, as there, the
+  // console is built for production although Vitest sets NODE_ENV=test).
+  if (process.env.SKIP_BUILD !== '1') execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' })
 
   // Printed at teardown, so the line stands under the summary that counts the skipped file.
   return chromium.kind === 'missing' && !chromium.required ? () => console.log(chromium.message) : undefined
