@@ -3,15 +3,19 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
 import type { Workers } from '../src/main/workers.js'
-import { captureInstallIds, expand, guideBlocks, guideCommands, sendGuideCommand } from './helpers/readme-guide.js'
+import { GuideError } from './helpers/guide-shell.js'
+import { credentialsFile, guideBlocks, runGuide } from './helpers/readme-guide.js'
 import { call, startTestApp, type TestApp } from './helpers/test-app.js'
-import { startWorkers, testWebhookSettings, waitFor } from './helpers/webhooks.js'
+import { startWorkers, waitFor } from './helpers/webhooks.js'
 
 /**
- * The README guide "Work the error queue", run as written after "Install a group": its curl
- * commands in order, and its receiver (the JavaScript block, saved to a file and run with node as
- * the reader would) receiving the signed events of the commands through a real worker.
+ * The README guide "Work the error queue", run as written in the shell of "First requests" and
+ * "Install a group": its commands in order, and its receiver (the JavaScript block, saved to a
+ * file and started by the guide's `node receiver.mjs &`) receiving the signed events through a
+ * real worker. The webhook settings are the ones a plain `npm start` has: no restart, no
+ * WEBHOOK_ALLOW_PRIVATE_URLS.
  */
 
 const RECEIVER_DIR = 'test-results'
@@ -27,7 +31,8 @@ async function freePort(): Promise<number> {
 let t: TestApp
 let workers: Workers | undefined
 let receiver: ChildProcess | undefined
-const settings = testWebhookSettings()
+// What `npm start` on the embedded database uses, with a retry schedule a test can wait for.
+const settings = { ...loadConfig({}).webhooks, timeoutMs: 2000, retryScheduleSeconds: [0, 0, 0] }
 beforeAll(async () => {
   t = await startTestApp({ webhooks: settings })
 })
@@ -38,62 +43,50 @@ afterAll(async () => {
 })
 
 describe('the README guide "Work the error queue"', () => {
-  it('when its commands follow "Install a group", then the error is commented, returned and resolved, and the receiver verifies each event', async () => {
+  it('when its commands follow "Install a group" on a plain npm start, then the error is commented, returned and resolved, and the receiver verifies each event', async () => {
+    expect(settings).toMatchObject({ allowPrivateUrls: false, allowLoopbackUrls: true })
     const partner = await t.newPartner()
-    const variables: Record<string, string> = { KEY: partner.apiKey }
-    for (const command of guideCommands('Install a group')) {
-      const res = await sendGuideCommand(t.app, command, variables)
-      expect(res.statusCode, `${command.source}\n${res.body}`).toBeLessThan(300)
-      captureInstallIds(expand(command.path, variables), res.json(), variables)
-    }
-    // "First requests" registers the user the guide comments as.
-    const user = await call(t.app, partner, 'POST', '/users', { user: { email: 'jane.doe@example.com', role_names: ['benefits_admin'] } })
-    expect(user.statusCode).toBe(201)
+    const operator = await t.newOperator()
     workers = startWorkers(t.db, settings)
-
     const port = await freePort()
     const output: string[] = []
-    const commands = guideCommands('Work the error queue')
-    expect(commands.map((c) => `${c.method} ${c.path.split('?')[0]}`)).toEqual([
-      'POST /watchers',
-      'GET /coverage_periods/\u0000COVERAGE_PERIOD_ID\u0000/errors',
-      'GET /errors/\u0000ERROR_ID\u0000',
-      'POST /errors/\u0000ERROR_ID\u0000/comments',
-      'POST /errors/\u0000ERROR_ID\u0000/return',
-      'POST /errors/\u0000ERROR_ID\u0000/resolution',
-      'GET /watchers/\u0000WATCHER_ID\u0000/deliveries',
-    ])
-    for (const command of commands) {
-      const sent = { ...command, body: command.body?.replace('127.0.0.1:4000', `127.0.0.1:${port}`) }
-      if (command.path.includes('/deliveries')) {
-        // By then the receiver has had the three events of the commands above.
-        await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every((type) => output.some((line) => line.startsWith(type))) ? true : undefined), 15_000, 'the three events at the receiver')
-      }
-      const res = await sendGuideCommand(t.app, sent, variables)
-      expect(res.statusCode, `${command.source}\n${res.body}`).toBeLessThan(300)
-      const answer = res.json()
-      if (answer.watcher) {
-        variables.WATCHER_ID = answer.watcher.id
-        // The reader saves the receiver and runs it with the secret the watcher answered.
-        mkdirSync(RECEIVER_DIR, { recursive: true })
-        const file = join(RECEIVER_DIR, 'guide-receiver.mjs')
-        writeFileSync(file, guideBlocks('Work the error queue', 'js')[0]!)
-        receiver = spawn(process.execPath, [file], { env: { ...process.env, WEBHOOK_SECRET: answer.watcher.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
-        receiver.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)))
-        await waitFor(() => (output.some((line) => line.startsWith('receiving on')) ? true : undefined), 10_000, 'the receiver to listen')
-      }
-      if (answer.errors) {
-        // The guide's subscriber has no primary care provider: the one error waiting for the partner.
-        expect(answer.errors).toHaveLength(1)
-        expect(answer.errors[0]).toMatchObject({ status: 'unresolved', assignee: 'partner', discrepancy: { parameter: 'primary_care_provider' } })
-        variables.ERROR_ID = answer.errors[0].id
-      }
-      if (answer.deliveries) {
-        expect(answer.deliveries.map((d: { event_type: string; status: string }) => `${d.event_type} ${d.status}`).sort()).toEqual(
-          ['error.commented succeeded', 'error.commented succeeded', 'error.resolved succeeded', 'error.returned succeeded'],
-        )
-      }
-    }
+    const seen = (type: string) => output.some((line) => line.startsWith(type))
+
+    const { answers, variables } = await runGuide(t.app, 'Work the error queue', {
+      files: credentialsFile({ partner: partner.apiKey, operator: operator.apiKey }),
+      // The guide's receiver listens on 4000; the test's on a free port.
+      rewrite: (argument) => argument.replace('127.0.0.1:4000', `127.0.0.1:${port}`),
+      async beforeCurl(source) {
+        // Reading the deliveries: by then the receiver has had the events of the commands above.
+        if (source.includes('/deliveries')) await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every(seen) ? true : undefined), 15_000, 'the three events at the receiver')
+      },
+      async run(argv, { env, background, source }) {
+        if (argv.join(' ') === 'node receiver.mjs' && background) {
+          // The reader saved the JavaScript block as receiver.mjs.
+          mkdirSync(RECEIVER_DIR, { recursive: true })
+          const file = join(RECEIVER_DIR, 'guide-receiver.mjs')
+          writeFileSync(file, guideBlocks('Work the error queue', 'js')[0]!)
+          expect(env.WEBHOOK_SECRET).toMatch(/^whsec_/)
+          receiver = spawn(process.execPath, [file], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+          receiver.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)))
+          await waitFor(() => (seen('receiving on') ? true : undefined), 10_000, 'the receiver to listen')
+          return ''
+        }
+        if (argv.join(' ') === 'kill %1') {
+          receiver?.kill('SIGTERM')
+          return ''
+        }
+        throw new GuideError(`the test runs no "${argv.join(' ')}": ${source}`)
+      },
+    })
+
+    // The guide's subscriber has no primary care provider: the one error waiting for the partner.
+    const queue = answers.find((a) => a.url.includes('/errors?status=unresolved'))!
+    expect(JSON.parse(queue.body).errors).toMatchObject([{ id: variables.ERROR_ID, status: 'unresolved', assignee: 'partner', discrepancy: { parameter: 'primary_care_provider' } }])
+    const deliveries = JSON.parse(answers.find((a) => a.url.endsWith('/deliveries'))!.body).watcher_deliveries
+    expect(deliveries.map((d: { event_type: string; status: string }) => `${d.event_type} ${d.status}`).sort()).toEqual(
+      ['error.commented succeeded', 'error.commented succeeded', 'error.resolved succeeded', 'error.returned succeeded'],
+    )
 
     const error = (await call(t.app, partner, 'GET', `/errors/${variables.ERROR_ID}`)).json().error
     expect(error).toMatchObject({ status: 'resolved', assignee: 'service', resolution: { message: 'PCP selected: Dr. Lee, NPI 1234567893.', resolved_by: 'jane.doe@example.com' } })

@@ -1,68 +1,87 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
-import { captureInstallIds, expand, guideCommands, sendGuideCommand } from './helpers/readme-guide.js'
+import { GuideError } from './helpers/guide-shell.js'
+import { credentialsFile, runGuide } from './helpers/readme-guide.js'
 import type { TestApp } from './helpers/test-app.js'
 
 /**
- * The README guide "Work with the carrier", run as written after "Install a group": the operator's
- * commands move the work order, read what was sent and post a census; the worker runs between
- * commands as it would behind `npm start`. The sandbox carrier is given an hour, so the operator's
- * own "completed" is the one that counts, as in the guide.
+ * The README guide "Work with the carrier", run as written in the shell of "Install a group": the
+ * operator submits the work order, the sandbox carrier installs the group on its own after its
+ * delay (the guide's `sleep`) and answers with its census, then the guide reads what was sent and
+ * what the census raised. The worker runs between commands as it would behind `npm start`.
  */
+const SANDBOX_DELAY_MS = 300
+
 let bed: CarrierTestBed
 let t: TestApp
 let workers: Workers
 
 beforeAll(async () => {
-  bed = await startCarrierTestBed({ settings: { sandboxDelayMs: 3_600_000 } })
+  bed = await startCarrierTestBed({ settings: { sandboxDelayMs: SANDBOX_DELAY_MS } })
   ;({ t, workers } = bed)
 })
 afterAll(async () => bed?.close())
 
-/** The ids "Work with the carrier" tells the reader to carry from one answer to the next. */
-// `any`: answers are walked by the names the guide gives; a missing one fails the guide's next command.
-function captureCarrierIds(answer: Record<string, any>, variables: Record<string, string>): void {
-  if (answer.work_order) variables.WORK_ORDER_ID = answer.work_order.id
-  if (answer.file_deliveries?.[0]) variables.FILE_DELIVERY_ID = answer.file_deliveries[0].id
-  if (answer.census_request) variables.CENSUS_REQUEST_ID = answer.census_request.id
-}
-
 describe('the README guide "Work with the carrier"', () => {
-  it('when its commands follow "Install a group", then the group is installed, its file readable and the census reconciled', async () => {
+  it('when its commands follow "Install a group", then the sandbox carrier installs the group, its census arrives and is reconciled', async () => {
     const partner = await t.newPartner()
     const operator = await t.newOperator()
-    const variables: Record<string, string> = { KEY: partner.apiKey, OPERATOR_KEY: operator.apiKey }
-    for (const command of guideCommands('Install a group')) {
-      const res = await sendGuideCommand(t.app, command, variables)
-      expect(res.statusCode, `${command.source}\n${res.body}`).toBeLessThan(300)
-      captureInstallIds(expand(command.path, variables), res.json(), variables)
-      captureCarrierIds(res.json(), variables)
-    }
+    let completedBeforeTheWait = false
 
-    const answers: string[] = []
-    for (const command of guideCommands('Work with the carrier')) {
-      const res = await sendGuideCommand(t.app, command, variables)
-      expect(res.statusCode, `${command.source}\n${res.body}`).toBeLessThan(300)
-      answers.push(res.body)
-      if (String(res.headers['content-type'] ?? '').includes('json')) captureCarrierIds(res.json(), variables)
-      for (let round = 0; round < 4; round++) await workers.drain()
-    }
+    const { answers, variables } = await runGuide(t.app, 'Work with the carrier', {
+      files: credentialsFile({ partner: partner.apiKey, operator: operator.apiKey }),
+      afterCurl: () => workers.drain(),
+      async run(argv, { source }) {
+        if (argv[0] === 'sleep' && Number(argv[1]) * 1000 > 10_000) {
+          // The guide waits out the default SANDBOX_CARRIER_DELAY_MS; the test's is shorter.
+          // The test bed's database holds this guide's work order only.
+          const orders = await t.db.selectFrom('work_orders').select('status').execute()
+          completedBeforeTheWait = orders.some((order) => order.status === 'completed')
+          await sleep(SANDBOX_DELAY_MS + 50)
+          await settle(workers)
+          return ''
+        }
+        throw new GuideError(`the test runs no "${argv.join(' ')}": ${source}`)
+      },
+    })
+    expect(completedBeforeTheWait).toBe(false)
+
+    // After the wait, the work order the guide reads was completed by the sandbox carrier itself.
+    const workOrder = JSON.parse(answers.filter((a) => a.url.endsWith('/work_order')).at(-1)!.body).work_order
+    expect(workOrder).toMatchObject({ id: variables.WORK_ORDER_ID, status: 'completed' })
+    const cp = JSON.parse(answers.find((a) => a.url === `/coverage_periods/${variables.COVERAGE_PERIOD_ID}`)!.body).coverage_period
+    expect(cp).toMatchObject({ state: 'production', carrier_group_number: expect.stringMatching(/^SBX-/) })
 
     // The file the guide downloads is the 834 sent on submission.
-    const file = answers.find((body) => body.startsWith('ISA*'))
-    expect(file).toBeDefined()
-    expectValid834(file!)
-    const cp = await t.db.selectFrom('coverage_periods').selectAll().where('id', '=', variables.COVERAGE_PERIOD_ID!).executeTakeFirstOrThrow()
-    expect(cp).toMatchObject({ state: 'production', carrier_group_number: 'G-100200' })
-    // The guide's census names Jane in the carrier's spellings and leaves out her spouse.
-    const errors = await t.db
+    const file = answers.find((a) => a.body.startsWith('ISA*'))
+    expect(file?.url).toBe(`/file_deliveries/${variables.FILE_DELIVERY_ID}/content`)
+    expectValid834(file!.body)
+
+    // The sandbox's census arrived and raised its deliberate discrepancies, which the guide lists.
+    const censuses = JSON.parse(answers.find((a) => a.url === `/coverage_periods/${variables.COVERAGE_PERIOD_ID}/census_requests`)!.body).census_requests
+    expect(censuses).toMatchObject([{ id: variables.SANDBOX_CENSUS_ID, format: 'x12_834', status: 'completed' }])
+    const raised = JSON.parse(answers.find((a) => a.url.endsWith('/errors?source=reconciliation'))!.body).errors
+    // One family: the first subscriber's address, and a dependent (the spouse) the carrier lacks.
+    expect(raised.map((e: { discrepancy: { parameter: string }; member_id: string }) => [e.discrepancy.parameter, e.member_id]).sort()).toEqual([
+      ['dependent', variables.SPOUSE_ID],
+      ['residential_address', variables.SUBSCRIBER_ID],
+    ])
+
+    // The operator's own census is reconciled too: it names Jane in the carrier's spellings and
+    // leaves out her spouse.
+    const manual = JSON.parse(answers.find((a) => a.url.endsWith('/census_requests?as_of=2027-01-15'))!.body).census_requests
+    expect(manual).toMatchObject([{ id: variables.CENSUS_REQUEST_ID, status: 'completed' }])
+    const spouseMissing = await t.db
       .selectFrom('errors')
-      .select(['discrepancy_parameter', 'discrepancy_kind', 'member_id'])
+      .select(['status'])
       .where('coverage_period_id', '=', cp.id)
-      .where('source', '=', 'reconciliation')
+      .where('member_id', '=', variables.SPOUSE_ID!)
+      .where('discrepancy_parameter', '=', 'dependent')
+      .where('discrepancy_kind', '=', 'carrier_missing')
       .execute()
-    expect(errors).toEqual([{ discrepancy_parameter: 'dependent', discrepancy_kind: 'carrier_missing', member_id: variables.SPOUSE_ID }])
+    expect(spouseMissing).toEqual([{ status: 'unresolved' }])
   })
 })
