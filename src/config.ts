@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
+import { parseCorsOrigins } from './http/cors.js'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
@@ -38,6 +39,8 @@ const EnvSchema = Type.Object({
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: DEFAULT_WEBHOOK_SETTINGS.concurrency }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
+  // Comma-separated browser origins allowed to call the API cross-origin; unset: CORS is off.
+  CORS_ORIGINS: Type.Optional(Type.String()),
   CARRIERS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   OUTBOUND_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TRANSACTION_BATCH_DELAY_MS: Type.Integer({ minimum: 0, maximum: 3_600_000, default: DEFAULT_CARRIER_SETTINGS.transactionBatchDelayMs }),
@@ -100,6 +103,8 @@ export interface Config {
   readonly webhooks: WebhookSettings
   readonly logLevel: Env['LOG_LEVEL']
   readonly trustProxy: boolean
+  /** Origins whose pages may call the API from a browser (CORS); empty: no CORS headers at all. */
+  readonly corsOrigins: readonly string[]
   /** A JSON file listing the deployment's carriers; the built-in list when undefined. */
   readonly carriersFile: string | undefined
   /** Outbound directory, batching window, sandbox delay, EDI sender identity. */
@@ -169,6 +174,8 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     // A delivery still waiting for its receiver would be taken for orphaned and sent twice at once.
     throw new ConfigError('WORKER_STALE_AFTER_MS must exceed WEBHOOK_TIMEOUT_MS by more than 1000')
   }
+  const cors = parseCorsOrigins(env.CORS_ORIGINS)
+  if ('problem' in cors) throw new ConfigError(cors.problem)
   const database: DatabaseConfig = env.DATABASE_URL
     ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
     : { kind: 'embedded', dataDir: env.DATA_DIR }
@@ -198,6 +205,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     }),
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
+    corsOrigins: Object.freeze(cors.origins),
     carriersFile: env.CARRIERS_FILE,
     carrierSide: Object.freeze({
       outboundDirectory: env.OUTBOUND_DIR ?? `${env.DATA_DIR}/outbound`,

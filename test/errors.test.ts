@@ -142,8 +142,8 @@ describe('not found', () => {
     const partner = await t.newPartner()
     expectProblem(await call(t.app, null, 'GET', '/no/such/endpoint'), 404, 'route_not_found')
     expectProblem(await call(t.app, partner, 'GET', '/no/such/endpoint?x=1'), 404, 'route_not_found')
-    // A known path with an unknown method is no endpoint either.
-    expectProblem(await call(t.app, partner, 'PATCH', '/users'), 404, 'route_not_found')
+    // A known path with another method is 405 instead (test/http-conventions.test.ts).
+    expectProblem(await call(t.app, partner, 'PATCH', '/users'), 405, 'method_not_allowed')
   })
 
   it('when the path holds a percent-encoding that is not UTF-8, then 400 malformed_url in problem+json, without echoing the path', async () => {

@@ -28,6 +28,8 @@ export type HttpErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'route_not_found'
+  | 'method_not_allowed'
+  | 'precondition_failed'
   | 'console_not_built'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -111,6 +113,16 @@ export const errorTable = {
     status: 404,
     title: 'No such endpoint',
     description: 'No endpoint has this method and path. See /docs for the reference.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not answer this method; the Allow header lists the methods it answers.',
+  },
+  precondition_failed: {
+    status: 412,
+    title: 'Precondition failed',
+    description: 'If-Match names a version that is no longer current: someone changed the resource since you read it. Nothing was changed; read it again (GET gives the current ETag), reapply your change and retry.',
   },
   console_not_built: {
     status: 503,

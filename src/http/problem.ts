@@ -20,7 +20,15 @@ export function problem(request: FastifyRequest, code: ErrorCode, detail: string
   return body
 }
 
+/**
+ * Every 503 says when to come back (RFC 9110 section 10.2.3), so clients and load balancers back
+ * off for a moment instead of hammering an instance that is starting, draining or cut off from
+ * its database. A handler that knows better sets its own value first.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
   return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body)
 }
 

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.bodyLimitBytes,
     logger: loggerOptions(config),
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     carriers,
     webhooks: config.webhooks,
     carrierSide: config.carrierSide,

@@ -1,0 +1,28 @@
+import type { HTTPMethods } from 'fastify'
+import type { App } from './app-types.js'
+import { problem, sendProblem } from './problem.js'
+
+// Allow lists methods in this order, the way people read them.
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const byReadingOrder = (a: string, b: string) => (METHOD_ORDER.indexOf(a) + 1 || 99) - (METHOD_ORDER.indexOf(b) + 1 || 99)
+
+/**
+ * Answers requests no route takes: a path that exists for other methods is 405 with `Allow`
+ * (RFC 9110 section 15.5.6), anything else 404. Register before the routes: the method list is
+ * collected from their onRoute events (HEAD routes included, which Fastify adds for each GET).
+ */
+export function registerUnknownRouteAnswers(app: App): void {
+  const methods = new Set<HTTPMethods>()
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase() as HTTPMethods)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!
+    // Only failed lookups pay for this: a handful of router lookups with the real path.
+    const allowed = [...methods].filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null).sort(byReadingOrder)
+    if (allowed.length === 0) return sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${path}.`))
+    reply.header('Allow', allowed.join(', '))
+    return sendProblem(reply, problem(request, 'method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`))
+  })
+}
