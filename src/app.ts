@@ -6,9 +6,13 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { Db } from './db/schema.js'
 import type { App } from './http/app-types.js'
+import { registerCompression } from './http/compression.js'
 import { consoleRoutes } from './http/console-assets.js'
+import { registerCors } from './http/cors.js'
+import { registerDraining } from './http/draining.js'
 import { DOCS_PREFIX, registerGuard } from './http/guard.js'
 import { registerIdempotency } from './http/idempotency.js'
+import { registerUnknownRouteAnswers } from './http/unknown-route.js'
 import { openApiOptions } from './http/openapi.js'
 import { httpError, problem, sendProblem, toProblem } from './http/problem.js'
 import { RateLimiter, type RateLimitStore } from './http/rate-limit.js'
@@ -82,6 +86,8 @@ export interface AppDeps {
   /** Fastify logger options (pino), or false for none (tests). */
   logger: FastifyServerOptions['logger']
   trustProxy?: boolean
+  /** Origins allowed to call the API from a browser (CORS_ORIGINS); none by default: CORS off. */
+  corsOrigins?: readonly string[]
   /** The deployment's carriers; the built-in list by default. */
   carriers?: CarrierCatalog
   /** Webhook delivery settings (WEBHOOK_* variables); the defaults when absent. */
@@ -144,7 +150,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     logger: deps.logger,
     bodyLimit: deps.bodyLimitBytes,
     trustProxy: deps.trustProxy ?? false,
-    return503OnClosing: true,
+    // registerDraining answers those requests instead: problem+json with Retry-After.
+    return503OnClosing: false,
     // One access line per request (below) instead of Fastify's two; halves logging on the hot path.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
@@ -163,6 +170,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  registerDraining(app)
+  registerCors(app, deps.corsOrigins ?? [])
   app.setValidatorCompiler(validatorCompiler)
   app.addSchema(ProblemSchema)
 
@@ -198,9 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     if (body.code === 'internal_error') request.log.error({ err: error }, 'request failed unexpectedly')
     return sendProblem(reply, body)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
-  )
+  registerUnknownRouteAnswers(app)
 
   // The guard goes first: its onRoute hook checks every route registered after it.
   const credentials = new CredentialCache(deps.db, deps.apiKeyCacheSeconds * 1000)
@@ -210,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const sessions = createSessionsService({ db: deps.db, failureCounter: deps.rateLimitStore, settings: consoleSessions })
   registerGuard(app, { credentials, tokens, limiter, sessions })
   registerIdempotency(app, deps.db)
+  await registerCompression(app)
 
   await app.register(fastifySwagger, openApiOptions)
   await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { deepLinking: true, tryItOutEnabled: true } })
