@@ -226,6 +226,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{id}/password_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a set-password link for a user
+         * @description Answers, once, a link that lets the user choose their console password (also to reset a forgotten one): no mail is sent, hand the link over yourself. It works once, for 86400 seconds (PASSWORD_LINK_TTL_SECONDS), and a newer link for the same user replaces it. Only the SHA-256 of its token is stored, so it cannot be shown again: create another if it is lost. Using it sets the password and ends the user's open console sessions. In the console only a user with the admin role may create links (403 admin_role_required); an API key creates them for users of its account, an operator for users of any account; another account's user answers 404. Idempotency-Key is not stored for this endpoint (the answer is a secret); retrying simply makes a newer link. The link points at the origin the request was made to (behind a proxy, set TRUST_PROXY so X-Forwarded-Proto and -Host are used).
+         */
+        post: operations["createPasswordLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password_links/redemption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a password with a set-password link
+         * @description Public: the token of a set-password link is the credential. Sets the password of the link's user, uses the link up and ends the user's open console sessions; then sign in with POST /session. A link that is unknown, already used, replaced by a newer one or expired (or whose user was deactivated) answers 404 password_link_invalid, whichever it is. A password that breaks the rules answers 422 and leaves the link usable. After 20 links that did not work from one address within 900 seconds (SIGN_IN_MAX_FAILURES_PER_ADDRESS, SIGN_IN_WINDOW_SECONDS), it answers 429 with Retry-After until the window ends. The token travels in the body, never in a URL, so it stays out of access logs.
+         */
+        post: operations["redeemPasswordLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/groups": {
         parameters: {
             query?: never;
@@ -1610,6 +1650,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             };
                             /** @description The account the signed-in user belongs to and acts for */
@@ -1769,6 +1810,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             };
                             /** @description The account the signed-in user belongs to and acts for */
@@ -2996,6 +3038,7 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC, milliseconds
                              */
                             deactivated_at?: string;
+                            /** @description The roles of the user; see role_names of POST /users for their meaning */
                             role_names: string[];
                         }[];
                     };
@@ -3106,7 +3149,7 @@ export interface operations {
                          */
                         email: string;
                         /** @default [] */
-                        role_names: string[];
+                        role_names: ("admin" | "benefits_admin" | "operations")[];
                     };
                 };
             };
@@ -3148,6 +3191,7 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC, milliseconds
                              */
                             deactivated_at?: string;
+                            /** @description The roles of the user; see role_names of POST /users for their meaning */
                             role_names: string[];
                         };
                     };
@@ -3317,6 +3361,7 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC, milliseconds
                              */
                             deactivated_at?: string;
+                            /** @description The roles of the user; see role_names of POST /users for their meaning */
                             role_names: string[];
                         };
                     };
@@ -3448,6 +3493,7 @@ export interface operations {
                              * @description ISO 8601 timestamp, UTC, milliseconds
                              */
                             deactivated_at?: string;
+                            /** @description The roles of the user; see role_names of POST /users for their meaning */
                             role_names: string[];
                         };
                     };
@@ -3543,6 +3589,355 @@ export interface operations {
                      *       "detail": "An unexpected fault. Nothing about it is in the body; quote the instance (request id) to the operator.",
                      *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                      *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPasswordLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new link, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "password_link": {
+                     *         "id": "0193a4b2-0000-7000-8000-000000000031",
+                     *         "user_id": "0193a4b2-0000-7000-8000-000000000003",
+                     *         "url": "https://enrollsync.example.com/console/set-password#token=q3Jx0m9kR1vU7bT2yW4zA6cE8gI0kM2oQ4sU6wY8a1C",
+                     *         "token": "q3Jx0m9kR1vU7bT2yW4zA6cE8gI0kM2oQ4sU6wY8a1C",
+                     *         "created_at": "2026-11-22T09:30:00.000Z",
+                     *         "expires_at": "2026-11-23T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        password_link: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            user_id: string;
+                            /** @description The console page that sets the password, with the token after `#` (browsers never send that part to a server, so it stays out of access logs and Referer headers). Hand it to the user; it is shown this once. */
+                            url: string;
+                            /** @description The secret of the link: 43 characters (256 random bits, base64url). Only its SHA-256 is stored. For clients that build their own page: send it to POST /password_links/redemption. */
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 timestamp, UTC, milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When the link stops working if it was not used (PASSWORD_LINK_TTL_SECONDS after created_at)
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:missing_credentials",
+                     *       "title": "Credentials required",
+                     *       "status": 401,
+                     *       "detail": "Send the API key in Service-Api-Key, or a token from POST /auth/token in Authorization: Bearer.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not call this endpoint */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:admin_role_required",
+                     *       "title": "Admin role required",
+                     *       "status": 403,
+                     *       "detail": "Managing users and API keys from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "admin_role_required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or belongs to another account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:user_not_found",
+                     *       "title": "User not found",
+                     *       "status": 404,
+                     *       "detail": "No user with this id in your account.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "user_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:user_deactivated",
+                     *       "title": "User deactivated",
+                     *       "status": 409,
+                     *       "detail": "A deactivated user can no longer sign in, so it cannot be given a password or a set-password link.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "user_deactivated"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "The account made more calls than its limit allows in the window. Wait Retry-After seconds.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected fault. Nothing about it is in the body; quote the instance (request id) to the operator.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeemPasswordLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q3Jx0m9kR1vU7bT2yW4zA6cE8gI0kM2oQ4sU6wY8a1C",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The secret of the link: 43 characters (256 random bits, base64url). Only its SHA-256 is stored. */
+                    token: string;
+                    /** @description The new console password, 12 to 256 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password is set; sign in with POST /session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "0193a4b2-0000-7000-8000-000000000003",
+                     *         "email": "jane.doe@example.com"
+                     *       },
+                     *       "password_set_at": "2026-11-22T10:02:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Who can now sign in with the password */
+                        user: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            email: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 timestamp, UTC, milliseconds
+                         */
+                        password_set_at: string;
+                    };
+                };
+            };
+            /** @description Not found (or belongs to another account) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:password_link_invalid",
+                     *       "title": "Set-password link not valid",
+                     *       "status": 404,
+                     *       "detail": "The set-password link is unknown, already used, replaced by a newer link, or expired (or its user was deactivated); which one is not said. Ask an administrator of the account for a new link (POST /users/{id}/password_links).",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "password_link_invalid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:console_email_taken",
+                     *       "title": "Email already signs in elsewhere",
+                     *       "status": 409,
+                     *       "detail": "An active user of another account already has a password with this email; sign-in is by email alone, so an email signs in to one account only. Use another email, or deactivate the other user first.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "console_email_taken"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Some fields are invalid; errors[] names each one with a JSON pointer (body) or parameter (query).",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:password_link_rate_limited",
+                     *       "title": "Too many set-password links that did not work",
+                     *       "status": 429,
+                     *       "detail": "Too many set-password links that did not work came from this address in the window (SIGN_IN_WINDOW_SECONDS); every link is refused until it ends. Wait Retry-After seconds.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "password_link_rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected fault. Nothing about it is in the body; quote the instance (request id) to the operator.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:enrollsync:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is not reachable. Retry later.",
+                     *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                     *       "code": "service_unavailable"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -16842,6 +17237,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
@@ -17223,6 +17619,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
@@ -17580,6 +17977,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
@@ -17880,6 +18278,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
@@ -18574,6 +18973,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
@@ -18911,6 +19311,7 @@ export interface operations {
                                  * @description ISO 8601 timestamp, UTC, milliseconds
                                  */
                                 deactivated_at?: string;
+                                /** @description The roles of the user; see role_names of POST /users for their meaning */
                                 role_names: string[];
                             } | null;
                             /** @description Every comment, oldest first */
