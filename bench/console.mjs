@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url'
 import { execFileSync, spawn } from 'node:child_process'
 import { gzipSync, brotliCompressSync, constants as zlib } from 'node:zlib'
 import { chromium } from 'playwright-core'
+import { CHROMIUM_NAMES, findChromium, HOW_TO_ENABLE } from '../scripts/find-chromium.mjs'
 import { BENCH_DIR, ROOT, expectOk, isRunning, stopChild, track } from './lib.mjs'
 import { createGroup } from './members.mjs'
 
@@ -25,7 +26,16 @@ const ERROR_COUNT = Number(process.env.BENCH_CONSOLE_ERRORS ?? 100_000)
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 10)
 const PAGE_TARGET_MS = 1_500
 const JS_TARGET_BYTES = 300 * 1024
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// The browser the tests use (CHROMIUM_PATH, then chromium and its usual names on PATH): a
+// benchmark that cannot measure is a failure, never a skip.
+const browserSearch = findChromium({ CHROMIUM_PATH: process.env.CHROMIUM_PATH, PATH: process.env.PATH })
+if (browserSearch.kind === 'missing') {
+  // A CHROMIUM_PATH that names no executable has its own message; otherwise say what was searched.
+  const searched = `CHROMIUM_PATH is not set and none of ${CHROMIUM_NAMES.join(', ')} is on PATH`
+  console.error(browserSearch.required ? browserSearch.message : `bench:console needs a browser: ${searched}. ${HOW_TO_ENABLE[0].toUpperCase()}${HOW_TO_ENABLE.slice(1)}.`)
+  process.exit(1)
+}
+const CHROMIUM_PATH = browserSearch.path
 const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md')
 
 /** `node dist/main/serve.js` on the data directory, as `npm start` runs it; answers once it listens. */
