@@ -6,7 +6,7 @@ import { Loading } from './components/status'
 import { UNREACHABLE } from './lib/problems'
 import { navigate, useLocation } from './lib/router'
 import { SessionContext, type Session } from './lib/session'
-import { resolveRoute } from './routes'
+import { publicPage, resolveRoute } from './routes'
 import { SignInPage } from './pages/sign-in-page'
 
 /** Why sign-in shows: `urgent` when the session ended without the user asking (announced as an alert). */
@@ -61,6 +61,9 @@ export function App() {
     return `You are still signed in: signing out failed. ${problemText(problem)}`
   }, [])
 
+  // Whoever is signed in (or nobody), a set-password link shows its own page.
+  const open = publicPage(location.path)
+  if (open) return open
   if (gate.state === 'checking') return <Loading what="Opening the console" />
   if (gate.state === 'signed-out') return <SignInPage notice={gate.notice?.text} urgent={gate.notice?.urgent ?? false} onSignedIn={startSession} />
 

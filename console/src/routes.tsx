@@ -8,6 +8,7 @@ import { ErrorsPage } from './pages/errors-page'
 import { GroupPage } from './pages/group-page'
 import { GroupsPage } from './pages/groups-page'
 import { NotFoundPage } from './pages/not-found-page'
+import { SetPasswordPage } from './pages/set-password-page'
 import { UsersPage } from './pages/users-page'
 import { WatcherPage } from './pages/watcher-page'
 import { WatchersPage } from './pages/watchers-page'
@@ -49,6 +50,11 @@ export const NAVIGATION: { to: string; label: string; audience: Audience }[] = [
   { to: '/users', label: 'Users', audience: 'admins' },
   { to: '/audit', label: 'Audit log', audience: 'operators' },
 ]
+
+/** A page that needs nobody signed in, or null: a set-password link is opened before its user has a password. */
+export function publicPage(path: string): ReactElement | null {
+  return path === '/set-password' ? <SetPasswordPage /> : null
+}
 
 export function mayOpen(audience: Audience, session: Session): boolean {
   if (audience === 'operators') return isOperator(session)

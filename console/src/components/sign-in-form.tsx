@@ -57,7 +57,7 @@ export function SignInForm({
       <button type="submit" className="primary" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
-      <p className="hint">Passwords are set by your administrator with the service's command line.</p>
+      <p className="hint">No password yet, or forgot it? Ask an administrator of your account for a set-password link.</p>
     </form>
   )
 }

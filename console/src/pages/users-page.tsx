@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react'
 import { api, totalOf, unwrap, type JsonOf } from '../api/client'
 import type { paths } from '../api/schema'
 import { OutcomeMessage, useAction } from '../components/admin-action'
+import { SecretOnce } from '../components/admin-secret'
 import { AccountPicker, useChosenAccount } from '../components/admin-account-picker'
 import { FormDialog } from '../components/dialog'
 import { SelectField, TextField } from '../components/fields'
@@ -18,15 +19,25 @@ import { useFocusRequest } from '../lib/use-focus-request'
 type UserQuery = paths['/users']['get']['parameters']['query']
 type User = JsonOf<'/users'>['users'][number]
 type UserStatus = NonNullable<UserQuery['status']>
+type RoleName = NonNullable<NonNullable<paths['/users']['post']['requestBody']>['content']['application/json']['user']['role_names']>[number]
+type PasswordLink = JsonOf<'/users/{id}/password_links', 'post'>['password_link']
 
 const USER_STATUSES = everyValueOf<UserStatus>()(['active', 'deactivated'])
+/** The service's closed list of roles, each with what it means (POST /users documents the same). */
+const ROLES = everyValueOf<RoleName>()(['admin', 'benefits_admin', 'operations'])
+const ROLE_MEANINGS: Record<RoleName, string> = {
+  admin: 'administers the account here: users, their set-password links, API keys',
+  benefits_admin: 'works on groups, members and their errors',
+  operations: 'works the error queue and follows up with carriers',
+}
 const PER_PAGE = 25
 
-type Dialog = { kind: 'add' } | { kind: 'deactivate'; user: User }
+type Dialog = { kind: 'add' } | { kind: 'deactivate'; user: User } | { kind: 'link'; user: Pick<User, 'id' | 'email'> }
 
-/** Roles as typed: comma-separated, trimmed, each once. */
-function rolesOf(text: string): string[] {
-  return [...new Set(text.split(',').map((role) => role.trim()).filter(Boolean))]
+/** A link just made, shown once: the service keeps only its hash. */
+interface ShownLink {
+  email: string
+  link: PasswordLink
 }
 
 /**
@@ -60,7 +71,9 @@ export function UsersPage() {
 
   const [dialog, setDialog] = useState<Dialog | null>(null)
   const [newEmail, setNewEmail] = useState('')
-  const [newRoles, setNewRoles] = useState('')
+  const [newRoles, setNewRoles] = useState<RoleName[]>([])
+  const [withLink, setWithLink] = useState(true)
+  const [shownLink, setShownLink] = useState<ShownLink | null>(null)
   const dialogAction = useAction()
   const [outcome, setOutcome] = useState<{ kind: 'ok'; text: string } | null>(null)
   // A deactivated user's button is gone: the outcome takes the focus when the dialog closes.
@@ -70,26 +83,54 @@ export function UsersPage() {
     dialogAction.clear()
     if (next.kind === 'add') {
       setNewEmail('')
-      setNewRoles('')
+      setNewRoles([])
+      setWithLink(true)
     }
     setDialog(next)
   }
 
+  const createLink = (userId: string) =>
+    api.POST('/users/{id}/password_links', { params: { path: { id: userId } } }).then((result) => unwrap(result).password_link)
+
+  const toggleRole = (role: RoleName, on: boolean) => setNewRoles((roles) => (on ? [...roles, role] : roles.filter((r) => r !== role)))
+
   const submit = async () => {
     if (!dialog) return
-    if (dialog.kind === 'add') {
+    if (dialog.kind === 'link') {
+      const target = dialog.user
+      const link = await dialogAction.run(() => createLink(target.id), () => `A set-password link for ${target.email} was made.`, 'This user')
+      if (!link) return
+      setDialog(null)
+      setOutcome(null)
+      setShownLink({ email: target.email, link })
+      users.reload()
+    } else if (dialog.kind === 'add') {
       if (!newEmail.trim()) {
         dialogAction.setOutcome({ kind: 'error', text: 'Enter the email address of the new user.' })
         return
       }
       const user = await dialogAction.run(
-        async () => unwrap(await api.POST('/users', { body: { user: { email: newEmail.trim(), role_names: rolesOf(newRoles) } } })).user,
+        async () => unwrap(await api.POST('/users', { body: { user: { email: newEmail.trim(), role_names: ROLES.filter((role) => newRoles.includes(role)) } } })).user,
         (u) => `${u.email} was added.`,
       )
       if (!user) return
-      setDialog(null)
-      setOutcome({ kind: 'ok', text: `${user.email} was added${user.role_names.length ? ` with the roles ${user.role_names.join(', ')}` : ''}. Set their password with the command line before they sign in.` })
-      outcomeRegion.focus()
+      const added = `${user.email} was added${user.role_names.length ? ` with the roles ${user.role_names.join(', ')}` : ''}.`
+      if (withLink) {
+        // The user exists now: if the link fails, say so over the list, where "Set-password link" can try again.
+        const link = await createLink(user.id).catch((error: unknown) => {
+          setOutcome({ kind: 'ok', text: `${added} The set-password link could not be made (${failureText(error)}); use "Set-password link" beside them.` })
+          return undefined
+        })
+        setDialog(null)
+        if (link) {
+          setOutcome(null)
+          setShownLink({ email: user.email, link })
+        } else outcomeRegion.focus()
+      } else {
+        setDialog(null)
+        setOutcome({ kind: 'ok', text: `${added} Give them a set-password link ("Set-password link" beside them) before they sign in.` })
+        outcomeRegion.focus()
+      }
       users.reload()
     } else {
       const target = dialog.user
@@ -119,7 +160,7 @@ export function UsersPage() {
       {operator && <AccountPicker />}
       <p className="notice admin-note">
         Users sign in to this console and are who error comments and resolutions name. The role <code>admin</code> makes a user an administrator of their
-        account (API keys and users). Passwords are set with the command line, <code>users set-password</code> (see the README).
+        account (API keys and users). A user chooses their password (or a new one) with a one-time set-password link that you make here and hand over.
       </p>
 
       <form className="filters" onSubmit={applyEmail}>
@@ -150,6 +191,14 @@ export function UsersPage() {
         )}
       </div>
       <OutcomeMessage outcome={outcome} ref={outcomeRegion.ref} />
+      {shownLink && (
+        <SecretOnce title={`Set-password link for ${shownLink.email}`} secret={shownLink.link.url} onDone={() => setShownLink(null)}>
+          <p>
+            Hand this link to {shownLink.email} yourself (no mail is sent). It works once, until {formatDateTime(shownLink.link.expires_at)}; making another
+            link for them replaces it. When they use it they choose their password, and any console session they had ends.
+          </p>
+        </SecretOnce>
+      )}
 
       {users.state === 'loading' && <Loading what="Loading the users" />}
       {users.state === 'error' && <ErrorMessage error={failureText(users.error)} onRetry={users.reload} />}
@@ -195,7 +244,12 @@ export function UsersPage() {
                       <ActiveOr ended="deactivated" endedAt={user.deactivated_at} />
                     </td>
                     {admin && (
-                      <td>
+                      <td className="admin-row-actions">
+                        {!user.deactivated_at && (
+                          <button type="button" onClick={() => open({ kind: 'link', user })} aria-label={`Set-password link for ${user.email}`}>
+                            Set-password link
+                          </button>
+                        )}
                         {!user.deactivated_at && (
                           <button
                             type="button"
@@ -221,29 +275,39 @@ export function UsersPage() {
 
       <FormDialog
         open={dialog !== null}
-        title={dialog?.kind === 'deactivate' ? 'Deactivate this user?' : 'Add a user'}
-        submitLabel={dialog?.kind === 'deactivate' ? 'Deactivate' : 'Add user'}
+        title={dialog?.kind === 'deactivate' ? 'Deactivate this user?' : dialog?.kind === 'link' ? 'Make a set-password link?' : 'Add a console user'}
+        submitLabel={dialog?.kind === 'deactivate' ? 'Deactivate' : dialog?.kind === 'link' ? 'Make link' : 'Add user'}
         busy={dialogAction.busy}
-        confirmation={dialog?.kind === 'deactivate'}
+        confirmation={dialog?.kind === 'deactivate' || dialog?.kind === 'link'}
         onSubmit={() => void submit()}
         onClose={() => setDialog(null)}
       >
         {dialog?.kind === 'add' && (
           <>
             <TextField label="Email" type="email" autoComplete="off" value={newEmail} onChange={setNewEmail} required autoFocus />
-            <TextField
-              label="Roles"
-              value={newRoles}
-              onChange={setNewRoles}
-              hint={
-                <>
-                  Comma-separated, lower-case letters, digits and underscores, e.g. <code>benefits_admin, admin</code>. <code>admin</code> gives account
-                  administration (API keys and users).
-                </>
-              }
-            />
-            <p className="hint">The user is added to your own account. Set their password with the command line afterwards.</p>
+            <fieldset className="admin-role-choices">
+              <legend>Roles</legend>
+              {ROLES.map((role) => (
+                <label key={role} className="admin-role-choice">
+                  <input type="checkbox" checked={newRoles.includes(role)} onChange={(event) => toggleRole(role, event.target.checked)} />
+                  <span>
+                    <code>{role}</code>: {ROLE_MEANINGS[role]}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+            <label className="admin-role-choice">
+              <input type="checkbox" checked={withLink} onChange={(event) => setWithLink(event.target.checked)} />
+              <span>Make a set-password link for them now, to hand over (shown once)</span>
+            </label>
+            <p className="hint">The user is added to your own account.</p>
           </>
+        )}
+        {dialog?.kind === 'link' && (
+          <p>
+            A new link lets <strong>{dialog.user.email}</strong> choose a password, also to replace a forgotten one. Any earlier link for them that was not
+            used stops working. Their current password, if any, keeps working until the link is used; then their open sessions end.
+          </p>
         )}
         {dialog?.kind === 'deactivate' && (
           <p>
