@@ -47,8 +47,14 @@ export function fieldProblemsFromValidation(errors: readonly FastifySchemaValida
   }
   for (const error of errors) {
     const params = error.params as Record<string, unknown>
-    // "schema is false" restates an additionalProperties failure already reported with its name.
-    if (error.keyword === 'boolean') continue
+    // "schema is false" is how TypeBox reports each field additionalProperties refuses, one error per
+    // field and before the additionalProperties error itself. TypeBox stops at 8 errors (its
+    // maxErrors), so with many unknown fields only these arrive: name them, or the problem would
+    // say "0 invalid fields". The additionalProperties error, when it comes, adds nothing new.
+    if (error.keyword === 'boolean') {
+      add(error.instancePath, 'unknown_field', 'is not a known field')
+      continue
+    }
     if (error.keyword === 'additionalProperties') {
       const names = (params.additionalProperties as string[] | undefined) ?? [String(params.additionalProperty)]
       for (const name of names) add(`${error.instancePath}/${escapePointerToken(name)}`, 'unknown_field', 'is not a known field')
