@@ -26,18 +26,28 @@ describe('npm run demo', () => {
     expect(output).toMatch(/POST \/work_orders\/\{id\}\/transitions submitted -> submitted/)
     expect(output).toMatch(/file_deliveries -> full sent: \S+\.x12, 7 members/)
     expect(output).toContain('ISA*00*')
+    // The 834 lines it prints say what they are: the envelope, the header, a member's loop, the trailer.
+    expect(output).toMatch(/interchange header: from ZZ ENROLLSYNC to ZZ SANDBOX_EDI/)
+    expect(output).toMatch(/BGN\*00\*.*\n.*action RX replace/)
+    expect(output).toMatch(/INS\*Y\*18\*021\*28\*A\*\*\*FT +a member's loop starts: Y subscriber, 18 self, 021 addition, reason 28 initial enrollment/)
+    expect(output).toMatch(/NM1\*IL\*1\*Doe\*Jane\*\*\*\*34\*\*\*\*-\*\*-\d{4} +member name \(IL insured\), 34 = a Social Security number follows \(masked here\)/)
+    expect(output).toMatch(/DMG\*D8\*\*\*\*\*\d{4}\*F\*M +demographics: birth date \(D8; year masked here\)/)
+    expect(output).toMatch(/HD\*021\*\*HLT\*Gold PPO 500\*FAM +health coverage: maintenance 021 addition, line HLT health \(medical\), coverage level FAM family/)
+    expect(output).toMatch(/IEA\*1\*\d{9} +interchange trailer/)
     expect(output).toMatch(/work_order -> completed by "Sandbox carrier \(EDI\)"/)
     expect(output).toMatch(/coverage period production, carrier_group_number SBX-\w+; group phase member_management/)
     expect(output).toMatch(/errors\?source=reconciliation -> 3 errors/)
     for (const raised of ['residential_address carrier_value_differs', 'birth_date carrier_value_differs', 'dependent carrier_missing']) expect(output).toContain(raised)
     expect(output).toMatch(/PUT \/subscribers\/\S+ .* status pending/)
     expect(output).toMatch(/change sent: \S+\.x12, 1 transaction/)
-    expect(output).toContain('INS*Y*18*001*25')
+    expect(output).toMatch(/INS\*Y\*18\*001\*25\*A\*\*\*FT +a member's loop starts: Y subscriber, 18 self, 001 change/)
     expect(output).toMatch(/address error \S+ -> resolved/)
     expect(output).toContain('status synced')
     expect(output).toMatch(/-> resolved by jane\.doe@example\.com/)
     expect(output).toMatch(/7\. Summary/)
     expect(output).toMatch(/Done in [\d.]+ s/)
+    // It ends with how to open the same data in the console.
+    expect(output.trimEnd().split('\n').slice(-3).join('\n')).toMatch(/Open the same data in the operations console:\n.*npm run demo -- --keep\n.*npm start/)
 
     // No SSN in any form: neither the demo's own, nor anything that could be one.
     for (const ssn of DEMO_SSNS) {

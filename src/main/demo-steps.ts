@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { coveragePeriodBody, DEMO_USER_EMAIL, installmentBody, PLANS, qualifyingLifeEventBody, subscribersBody } from './demo-data.js'
 import { DemoFailure, describeValue, line, maskSsns, plural, step, waitFor, type DemoApi } from './demo-client.js'
+import { explainSegment, maskBirthYear } from './demo-834.js'
 
 /**
  * The walkthrough `npm run demo` narrates: the whole life cycle through the HTTP API, as a client
@@ -98,13 +99,16 @@ export async function runWalkthrough(ctx: DemoContext): Promise<DemoSummary> {
   line(`written to ${written}`)
   const content = await api.text(operator, `/file_deliveries/${full.id}/content`)
   const segments = segmentsOf(content)
-  // The header and the first member's loop up to its address: enough to see the shape, and no birth date (DMG follows).
+  // The header and the first member's whole loop (up to the next INS), then the trailer: every kind of segment once.
   const firstMember = segments.findIndex((s) => s.startsWith('INS'))
-  const firstAddress = segments.findIndex((s, i) => i > firstMember && s.startsWith('N4'))
-  const shown = segments.slice(0, firstAddress >= 0 ? firstAddress + 1 : 12)
-  line(`GET /file_deliveries/{id}/content (operator) -> ${segments.length} segments; the header and the first member (SSN masked):`)
-  for (const segment of shown) line(`  ${maskSsns(segment)}`)
-  line('  ...')
+  const secondMember = segments.findIndex((s, i) => i > firstMember && s.startsWith('INS'))
+  const trailer = segments.length - 3
+  const shown = segments.slice(0, secondMember > 0 ? secondMember : trailer)
+  line(`GET /file_deliveries/{id}/content (operator) -> ${segments.length} segments, one per line below ("*" separates elements).`)
+  line('The header and the first member, each segment with what it says (SSN and birth year masked):')
+  for (const segment of shown) printSegment(segment)
+  line(`  ... ${plural(trailer - shown.length, 'segment')} more: the other members' loops, each starting with INS ...`)
+  for (const segment of segments.slice(trailer)) printSegment(segment)
   const completed = await waitFor('the sandbox carrier to complete the work order', async () => {
     const workOrder = (await api.get<{ work_order: WorkOrder }>(partner, `/coverage_periods/${cp.id}/work_order`)).work_order
     return workOrder.status === 'completed' ? workOrder : undefined
@@ -146,8 +150,8 @@ export async function runWalkthrough(ctx: DemoContext): Promise<DemoSummary> {
   const change = await waitFor('the change 834 to be sent', async () => sentDelivery(await deliveries(), 'change'))
   line(`change ${change.status}: ${change.file_name}, ${plural(change.transaction_count, 'transaction')}, ${plural(change.member_count, 'member')}`)
   const changeContent = await api.text(operator, `/file_deliveries/${change.id}/content`)
-  line('its INS (member level detail) segments:')
-  for (const segment of segmentsOf(changeContent).filter((s) => s.startsWith('INS'))) line(`  ${segment}   ${explainIns(segment)}`)
+  line('its member loops start with these INS segments (maintenance 001 = change):')
+  for (const segment of segmentsOf(changeContent).filter((s) => s.startsWith('INS'))) printSegment(segment)
   const [secondCensus] = await waitFor('the carrier\'s next census', async () => {
     const list = await censusList()
     return list.length >= 2 ? list : undefined
@@ -197,12 +201,18 @@ const segmentsOf = (x12: string) =>
     .map((s) => s.trim())
     .filter(Boolean)
 
-const MAINTENANCE: Record<string, string> = { '001': 'change', '021': 'addition', '024': 'termination', '025': 'reinstatement', '030': 'audit' }
+// Segments up to this width get their note beside them; longer ones (ISA) on the next line.
+const SEGMENT_COLUMN = 42
 
-/** INS01 (subscriber or not) and INS03 (maintenance type) in words. */
-function explainIns(segment: string): string {
-  const [, subscriber, , maintenance] = segment.split('*')
-  return `(${subscriber === 'Y' ? 'subscriber' : 'dependent'}; maintenance ${maintenance} = ${MAINTENANCE[maintenance ?? ''] ?? 'other'})`
+/** One segment, masked (SSN, birth year), with its plain-English note. */
+function printSegment(segment: string): void {
+  const shown = maskBirthYear(maskSsns(segment))
+  const note = explainSegment(segment)
+  if (shown.length <= SEGMENT_COLUMN) line(`  ${shown.padEnd(SEGMENT_COLUMN)}  ${note}`)
+  else {
+    line(`  ${shown}`)
+    line(`  ${''.padEnd(SEGMENT_COLUMN)}  ${note}`)
+  }
 }
 
 function printCensus(census: CensusRequest): void {

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../config.js'
 import type { DatabaseHandle } from '../db/database.js'
 import type { App } from '../http/app-types.js'
 import { CarrierCatalog } from '../modules/carriers/carriers.catalog.js'
-import { bootstrapFirstStart } from './bootstrap.js'
+import { bootstrapFirstStart, FIRST_OPERATOR_EMAIL, FIRST_PARTNER_EMAIL } from './bootstrap.js'
 import { DemoApi, DemoFailure, line, plural, step } from './demo-client.js'
 import { runWalkthrough, type DemoSummary } from './demo-steps.js'
 import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveSsnProtection, resolveTokenSecret } from './runtime.js'
@@ -17,8 +17,9 @@ import { createWorkers, type Workers } from './workers.js'
  * `npm run demo`: the whole life cycle on one machine. Starts the service exactly as `npm start`
  * does (API, in-process worker, embedded database, the built-in sandbox carriers) but in a fresh
  * temporary DATA_DIR, so the user's ./data is never touched, with short sandbox delays; then
- * drives the real HTTP API step by step and prints what each step did. `--keep` keeps the
- * directory, so `DATA_DIR=<it> npm start` opens the result.
+ * drives the real HTTP API step by step and prints what each step did, the 834 file segment by
+ * segment. `--keep` keeps the directory, so `DATA_DIR=<it> npm start` opens the result in the
+ * console; the closing lines say how.
  */
 const USAGE = 'usage: npm run demo [-- --keep]'
 // Far beyond a normal run (about ten seconds); only a stuck step gets here.
@@ -125,9 +126,27 @@ async function main(argv: string[]): Promise<number> {
     removeDataDir()
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
-  if (keep) console.log(`\nKept ${dataDir}: open it with  DATA_DIR=${dataDir} npm start  (keys in credentials.json there).`)
   console.log(code === 0 ? `\nDone in ${seconds} s; service, workers and database stopped${keep ? '' : ', temporary directory removed'}.` : `Stopped after ${seconds} s.`)
+  if (code === 0) printConsoleHint(keep ? dataDir : undefined)
   return code
+}
+
+/** How to see what the demo did in the operations console: its data directory, opened by `npm start`. */
+function printConsoleHint(keptDir: string | undefined): void {
+  console.log('\nOpen the same data in the operations console:')
+  if (!keptDir) {
+    line('run the demo again keeping its data directory:  npm run demo -- --keep')
+    line('it then prints the directory and the npm start command that opens it.')
+    return
+  }
+  const credentials = join(keptDir, 'credentials.json')
+  line(`1. DATA_DIR=${keptDir} npm start      (stop any other npm start first: port 3000)`)
+  line('2. open http://127.0.0.1:3000/console and sign in')
+  line(`   as ${FIRST_OPERATOR_EMAIL} (operator: the work order, every account's errors, the audit log),`)
+  line(`   password:  jq -r '.service.console.password' ${credentials}`)
+  line(`   or as ${FIRST_PARTNER_EMAIL} (the demo partner: its group, errors, watchers, keys, users),`)
+  line(`   password:  jq -r '.partner.console.password' ${credentials}`)
+  line(`   The API keys are there too (.service.api_key, .partner.api_key) for the README's guides.`)
 }
 
 function printSummary(summary: DemoSummary): void {
