@@ -27,7 +27,8 @@ export function sessionsRoutes(app: App, sessions: SessionsService): void {
         operationId: 'createSession',
         summary: 'Sign in to the console',
         description:
-          'Checks the email and password of a user who was given a password (`users set-password` on the command line) and ' +
+          'Checks the email and password of a user who has a password (chosen through a set-password link, POST ' +
+          '/users/{id}/password_links, or set with `users set-password` on the command line) and ' +
           `opens a session for ${settings.ttlSeconds} seconds (SESSION_TTL_SECONDS), set as a cookie. ${COOKIE_RULES} ` +
           'Every other API endpoint then accepts the cookie in place of an API key, for the user\'s account; requests that ' +
           'change something must also send `X-CSRF-Token` with the `csrf_token` answered here. An unknown email, a wrong ' +

@@ -17,8 +17,10 @@ export function usersRoutes(app: App, users: UsersService): void {
         summary: 'Register a user',
         description:
           "Registers a user in the caller's account. Users are who error comments and resolutions name " +
-          '(created_by, resolved_by). Emails are unique per account, case-insensitively. In the console only a user ' +
-          'with the admin role may register users (403 admin_role_required otherwise).',
+          '(created_by, resolved_by). Emails are unique per account, case-insensitively. role_names is a closed list ' +
+          '(an unknown role answers 422 at its index). A new user has no password: make them a set-password link with ' +
+          'POST /users/{id}/password_links to sign in to the console. In the console only a user with the admin role ' +
+          'may register users (403 admin_role_required otherwise).',
         tags,
         body: CreateUserBody,
         response: { 201: UserResponse, ...problemResponses('admin_role_required', 'validation_failed', 'email_already_registered') },
