@@ -73,7 +73,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console
-         * @description Checks the email and password of a user who was given a password (`users set-password` on the command line) and opens a session for 43200 seconds (SESSION_TTL_SECONDS), set as a cookie. The cookie `enrollsync_session` is HttpOnly, SameSite=Strict, Path=/, and Secure when the request came over HTTPS (directly, or through a proxy trusted with TRUST_PROXY). Every other API endpoint then accepts the cookie in place of an API key, for the user's account; requests that change something must also send `X-CSRF-Token` with the `csrf_token` answered here. An unknown email, a wrong password, a user without a password and a deactivated user all answer the same 401. After 5 failed sign-ins for an email, or 20 from one address, within 900 seconds, sign-in answers 429 with Retry-After until the window ends, even with the right password.
+         * @description Checks the email and password of a user who has a password (chosen through a set-password link, POST /users/{id}/password_links, or set with `users set-password` on the command line) and opens a session for 43200 seconds (SESSION_TTL_SECONDS), set as a cookie. The cookie `enrollsync_session` is HttpOnly, SameSite=Strict, Path=/, and Secure when the request came over HTTPS (directly, or through a proxy trusted with TRUST_PROXY). Every other API endpoint then accepts the cookie in place of an API key, for the user's account; requests that change something must also send `X-CSRF-Token` with the `csrf_token` answered here. An unknown email, a wrong password, a user without a password and a deactivated user all answer the same 401. After 5 failed sign-ins for an email, or 20 from one address, within 900 seconds, sign-in answers 429 with Retry-After until the window ends, even with the right password.
          */
         post: operations["createSession"];
         /**
@@ -180,7 +180,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user
-         * @description Registers a user in the caller's account. Users are who error comments and resolutions name (created_by, resolved_by). Emails are unique per account, case-insensitively. In the console only a user with the admin role may register users (403 admin_role_required otherwise).
+         * @description Registers a user in the caller's account. Users are who error comments and resolutions name (created_by, resolved_by). Emails are unique per account, case-insensitively. role_names is a closed list (an unknown role answers 422 at its index). A new user has no password: make them a set-password link with POST /users/{id}/password_links to sign in to the console. In the console only a user with the admin role may register users (403 admin_role_required otherwise).
          */
         post: operations["createUser"];
         delete?: never;
