@@ -1,4 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger'
+import { apiComponents } from './components.js'
+import { finishOpenApiDocument, type OpenApiDocumentParts } from './openapi-document.js'
 
 const description = `Enrollsync places employer groups with insurance carriers and keeps member data in sync with them.
 
@@ -49,6 +51,10 @@ export const openApiOptions: SwaggerOptions = {
       { name: 'Health', description: 'Probes for orchestrators' },
     ],
     components: {
+      // Emitted as written; finishOpenApiDocument (below) then points every copy in the paths at them.
+      // The cast: TypeBox's Unknown (a schema without keywords) is valid JSON Schema, which the
+      // plugin's OpenAPI types (openapi-types) do not admit.
+      schemas: apiComponents as Record<string, object> as Record<string, never>,
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'An API key (esk_...)' },
         BearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from POST /auth/token' },
@@ -65,5 +71,10 @@ export const openApiOptions: SwaggerOptions = {
   // Shared schemas keep their $id as the component name (#/components/schemas/Problem).
   refResolver: {
     buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+  },
+  transformObject: (documentObject) => {
+    // Only the OpenAPI 3 form is generated here; the Swagger 2 branch exists in the plugin's type only.
+    if (!('openapiObject' in documentObject)) throw new Error('Only OpenAPI 3 documents are generated')
+    return finishOpenApiDocument(documentObject.openapiObject as OpenApiDocumentParts)
   },
 }

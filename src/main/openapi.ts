@@ -4,6 +4,7 @@ import { buildApp } from '../app.js'
 import { openDatabase } from '../db/database.js'
 import { renderErrorReference } from '../http/error-docs.js'
 import { MemoryRateLimitStore } from '../http/rate-limit.js'
+import { compactJson } from '../lib/compact-json.js'
 import { SsnProtection } from '../lib/ssn-protection.js'
 import { CONSOLE_TYPES_PATH, renderConsoleTypes } from './console-types.js'
 
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
     logger: false,
   })
   const document = app.swagger()
-  writeFileSync(OPENAPI_PATH, JSON.stringify(document, null, 2) + '\n')
+  // Compact (short objects on one line, tab indent): a readable diff at a third of the bytes.
+  writeFileSync(OPENAPI_PATH, compactJson(document) + '\n')
   writeFileSync(ERROR_REFERENCE_PATH, renderErrorReference())
   writeFileSync(CONSOLE_TYPES_PATH, await renderConsoleTypes(document))
   await app.close()

@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch'
-import type { paths } from './schema'
+import type { components, paths } from './schema'
 
 /**
  * The console talks to the service only through this client, typed from the committed
@@ -74,6 +74,9 @@ export type JsonOf<P extends keyof paths, M extends Method & keyof paths[P] = 'g
       ? B
       : never
   : never
+
+/** A named schema of the published contract (`#/components/schemas/<Name>`): `Schema<'Group'>`. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name]
 
 /** The problem+json body every failure of the service carries (api-contract.md section 1). */
 export interface Problem {

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { api, totalOf, unwrap, type JsonOf } from '../api/client'
+import { api, totalOf, unwrap, type Schema } from '../api/client'
 import { failureText } from '../lib/problems'
 import { navigate, useLocation, withQuery } from '../lib/router'
 import { isOperator, useSession } from '../lib/session'
@@ -8,7 +8,7 @@ import { SelectField } from './fields'
 import { ShortId } from './short-id'
 import { ErrorMessage, Loading } from './status'
 
-export type Account = JsonOf<'/accounts'>['accounts'][number]
+export type Account = Schema<'Account'>
 
 const ACCOUNTS_PER_PAGE = 100
 

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { api, type JsonOf } from '../api/client'
+import { api, type Schema } from '../api/client'
 import type { paths } from '../api/schema'
 import { everyValueOf } from '../lib/enums'
 import { refusalText, UNREACHABLE } from '../lib/problems'
@@ -14,18 +14,19 @@ import { ErrorMessage } from './status'
  */
 
 /** One error as GET /errors/{id} answers it. */
-export type ErrorRecord = JsonOf<'/errors/{id}'>['error']
+export type ErrorRecord = Schema<'Error'>
 /** One row of GET /errors (and GET /coverage_periods/{id}/errors). */
-export type ListedError = JsonOf<'/errors'>['errors'][number]
-export type ErrorComment = ErrorRecord['comments'][number]
+export type ListedError = Schema<'Error'>
+export type ErrorComment = Schema<'ErrorComment'>
 
-type ListQuery = paths['/errors']['get']['parameters']['query']
+// The whole query is optional (every filter and page has a default), hence NonNullable.
+type ListQuery = NonNullable<paths['/errors']['get']['parameters']['query']>
 export type ErrorStatus = NonNullable<ListQuery['status']>
 export type ErrorAssignee = NonNullable<ListQuery['assignee']>
 export type ErrorSeverity = NonNullable<ListQuery['severity']>
 export type ErrorSource = NonNullable<ListQuery['source']>
-export type ErrorParameter = NonNullable<ListQuery['parameter']>
-export type DiscrepancyKind = ErrorRecord['discrepancy']['kind']
+export type ErrorParameter = Schema<'DiscrepancyParameter'>
+export type DiscrepancyKind = Schema<'DiscrepancyKind'>
 export type Party = ErrorComment['sent_by']
 
 export const ERROR_STATUSES = everyValueOf<ErrorStatus>()(['unresolved', 'returned', 'resolved'])

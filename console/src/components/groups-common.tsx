@@ -1,4 +1,4 @@
-import type { JsonOf } from '../api/client'
+import type { Schema } from '../api/client'
 import { everyValueOf } from '../lib/enums'
 import { formatDate, formatDateTime, words } from '../lib/format'
 import { isNotFound } from '../lib/problems'
@@ -8,11 +8,11 @@ import { Badge } from './status'
  * What the group and work order pages share: the resource types as the published contract
  * describes them, work order statuses, and the facts of a coverage period.
  */
-export type Group = JsonOf<'/groups/{id}'>['group']
-export type CoveragePeriod = JsonOf<'/coverage_periods/{id}'>['coverage_period']
-export type WorkOrder = JsonOf<'/work_orders/{id}'>['work_order']
+export type Group = Schema<'Group'>
+export type CoveragePeriod = Schema<'CoveragePeriod'>
+export type WorkOrder = Schema<'WorkOrder'>
 export type WorkOrderStatus = WorkOrder['status']
-export type Carrier = JsonOf<'/carriers'>['carriers'][number]
+export type Carrier = Schema<'Carrier'>
 
 /** Every work order status, in the order of its life cycle (the contract's union keeps it complete). */
 export const WORK_ORDER_STATUSES = everyValueOf<WorkOrderStatus>()(['open', 'in_progress', 'submitted', 'needs_information', 'completed', 'cancelled'])

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { api, totalOf, unwrap, type JsonOf } from '../api/client'
+import { api, totalOf, unwrap, type Schema } from '../api/client'
 import { everyValueOf, pickValue } from '../lib/enums'
 import { count, formatDateTime } from '../lib/format'
 import { failureText } from '../lib/problems'
@@ -11,7 +11,7 @@ import { SelectField } from './fields'
 import { Pager, pageOf, useLastPageWhenPastEnd } from './pager'
 import { Badge, Empty, ErrorMessage, Loading } from './status'
 
-type Delivery = JsonOf<'/watchers/{id}/deliveries'>['watcher_deliveries'][number]
+type Delivery = Schema<'WatcherDelivery'>
 type DeliveryStatus = Delivery['status']
 
 const DELIVERY_STATUSES = everyValueOf<DeliveryStatus>()(['pending', 'succeeded', 'failed'])

@@ -1,12 +1,11 @@
-import type { JsonOf } from '../api/client'
-import type { paths } from '../api/schema'
+import type { Schema } from '../api/client'
 import { everyValueOf } from '../lib/enums'
 import { TextField } from './fields'
 
 /** The shapes of the published contract (POST /watchers, PATCH /watchers/{id}, GET /watchers/{id}). */
-type CreateWatcherBody = paths['/watchers']['post']['requestBody']['content']['application/json']['watcher']
-type UpdateWatcherBody = paths['/watchers/{id}']['patch']['requestBody']['content']['application/json']['watcher']
-export type Watcher = JsonOf<'/watchers/{id}'>['watcher']
+type CreateWatcherBody = Schema<'WatcherInput'>
+type UpdateWatcherBody = Schema<'WatcherUpdate'>
+export type Watcher = Schema<'Watcher'>
 export type WatcherEventType = CreateWatcherBody['event_types'][number]
 export type WatcherStatus = Watcher['status']
 

@@ -1,10 +1,10 @@
-import { api, unwrap, type JsonOf } from '../api/client'
+import { api, unwrap, type Schema } from '../api/client'
 import { failureText } from '../lib/problems'
 import { Link } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import { Badge, ErrorMessage, Loading } from './status'
 
-type StepName = JsonOf<'/group_installments/{id}'>['group_installment']['progress'][number]['name']
+type StepName = Schema<'InstallmentProgressStep'>['name']
 
 /** What each installation step is, in words an operator checks against (complete by type). */
 const STEP_NAMES: Record<StepName, string> = {

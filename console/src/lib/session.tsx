@@ -1,8 +1,8 @@
 import { createContext, useContext } from 'react'
-import type { JsonOf } from '../api/client'
+import type { Schema } from '../api/client'
 
 // The session object as the published contract describes it (POST /session, GET /session).
-export type Session = JsonOf<'/session', 'get'>['session']
+export type Session = Schema<'Session'>
 
 export interface SessionContextValue {
   session: Session

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { api, unwrap, type JsonOf } from '../api/client'
+import { api, unwrap, type Schema } from '../api/client'
 import { OutcomeMessage, useAction } from '../components/admin-action'
 import { AccountPicker, useChosenAccount } from '../components/admin-account-picker'
 import { SecretOnce } from '../components/admin-secret'
@@ -12,7 +12,7 @@ import { isAdmin, useSession } from '../lib/session'
 import { useApi } from '../lib/use-api'
 import { useFocusRequest } from '../lib/use-focus-request'
 
-type ApiKey = JsonOf<'/accounts/{id}/api_keys'>['api_keys'][number]
+type ApiKey = Schema<'ApiKey'>
 
 type Dialog = { kind: 'create' } | { kind: 'revoke'; key: ApiKey }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react'
-import { api, totalOf, unwrap, type JsonOf } from '../api/client'
+import { api, totalOf, unwrap, type Schema } from '../api/client'
 import type { paths } from '../api/schema'
 import { AccountName, useAccountNames } from '../components/admin-account-picker'
 import { TextField } from '../components/fields'
@@ -11,8 +11,8 @@ import { failureText } from '../lib/problems'
 import { Link, navigate, useLocation, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
 
-type AuditQuery = paths['/audit_events']['get']['parameters']['query']
-type AuditEvent = JsonOf<'/audit_events'>['audit_events'][number]
+type AuditQuery = NonNullable<paths['/audit_events']['get']['parameters']['query']>
+type AuditEvent = Schema<'AuditEvent'>
 
 const PER_PAGE = 50
 const FILTERS = ['account_id', 'action', 'resource_type', 'resource_id'] as const

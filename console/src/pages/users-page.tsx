@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react'
-import { api, totalOf, unwrap, type JsonOf } from '../api/client'
+import { api, totalOf, unwrap, type Schema } from '../api/client'
 import type { paths } from '../api/schema'
 import { OutcomeMessage, useAction } from '../components/admin-action'
 import { SecretOnce } from '../components/admin-secret'
@@ -16,11 +16,11 @@ import { isAdmin, useSession } from '../lib/session'
 import { useApi } from '../lib/use-api'
 import { useFocusRequest } from '../lib/use-focus-request'
 
-type UserQuery = paths['/users']['get']['parameters']['query']
-type User = JsonOf<'/users'>['users'][number]
+type UserQuery = NonNullable<paths['/users']['get']['parameters']['query']>
+type User = Schema<'User'>
 type UserStatus = NonNullable<UserQuery['status']>
 type RoleName = NonNullable<NonNullable<paths['/users']['post']['requestBody']>['content']['application/json']['user']['role_names']>[number]
-type PasswordLink = JsonOf<'/users/{id}/password_links', 'post'>['password_link']
+type PasswordLink = Schema<'PasswordLink'>
 
 const USER_STATUSES = everyValueOf<UserStatus>()(['active', 'deactivated'])
 /** The service's closed list of roles, each with what it means (POST /users documents the same). */

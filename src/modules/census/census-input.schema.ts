@@ -24,7 +24,7 @@ const CensusAddress = Type.Object(
 
 const CensusContact = Type.Object({ contact: Text(320), type: Type.Optional(Text(20)) }, { additionalProperties: false })
 
-const CensusCoverage = Type.Object(
+export const CensusCoverage = Type.Object(
   {
     plan_id: Type.Optional(Text(100)),
     plan_external_identifier: Type.Optional(Text(255)),

@@ -39,7 +39,7 @@ export type ElectionKey = (typeof ELECTION_KEYS)[number]
 
 export const COVERAGE_STATUSES = ['employer_sponsored', 'cobra'] as const
 
-const CoverageInput = Type.Object(
+export const CoverageInput = Type.Object(
   {
     member_id: Type.String({ format: 'uuid', description: 'The subscriber or one of its dependents' }),
     start_date: IsoDate,
@@ -52,7 +52,7 @@ const CoverageInput = Type.Object(
 export type CoverageInput = Static<typeof CoverageInput>
 
 // One object with `type` rather than a union of two: every problem then points at the field itself.
-const ElectionInput = Type.Object(
+export const ElectionInput = Type.Object(
   {
     type: Type.Enum(['election', 'waiver'], { description: '`election` (plan_id and coverages required) or `waiver` (plan_id and coverages refused)' }),
     plan_id: Type.Optional(Type.String({ format: 'uuid', description: 'Election: a plan of the coverage period whose product line fits the key' })),
@@ -132,7 +132,7 @@ export const CreateLifeEventBody = Type.Object(
   { additionalProperties: false, examples: [{ qualifying_life_event: inputExample }] },
 )
 
-const CoverageSchema = Type.Object(
+export const CoverageSchema = Type.Object(
   {
     id: Uuid,
     member_id: Uuid,
@@ -145,7 +145,7 @@ const CoverageSchema = Type.Object(
 )
 export type Coverage = Static<typeof CoverageSchema>
 
-const ElectionSchema = Type.Object(
+export const ElectionSchema = Type.Object(
   {
     id: Uuid,
     type: Type.Enum(['election', 'waiver']),

@@ -45,25 +45,25 @@ const SsnInput = Type.String({
 })
 const MaskedSsn = Type.String({ pattern: '^\\*\\*\\*-\\*\\*-[0-9]{4}$', description: 'Masked: the last four digits only', examples: ['***-**-6789'] })
 
-const EmailContact = Type.Object(
+export const EmailContact = Type.Object(
   { contact: Email, type: Type.Enum(['personal', 'work']) },
   { additionalProperties: false },
 )
-const PhoneContact = Type.Object(
+export const PhoneContact = Type.Object(
   {
     contact: Type.String({ pattern: '^[0-9]{10}$', description: 'US phone number, 10 digits, no separators', examples: ['5555550123'] }),
     type: Type.Enum(['home', 'mobile', 'work']),
   },
   { additionalProperties: false },
 )
-const ClassAssignment = Type.Object(
+export const ClassAssignment = Type.Object(
   {
     employment_classification_id: Type.String({ format: 'uuid', description: 'An employment classification of the same group' }),
     effective_date: IsoDate,
   },
   { additionalProperties: false },
 )
-const EmploymentDetails = Type.Object(
+export const EmploymentDetails = Type.Object(
   {
     start_date: IsoDate,
     status: Type.Enum([...EMPLOYMENT_STATUSES]),

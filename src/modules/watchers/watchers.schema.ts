@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { Nullable, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js'
 import { EVENT_TYPES } from '../events/events.js'
 
-const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'An event to be told about' })
+export const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'An event to be told about' })
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
