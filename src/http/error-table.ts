@@ -29,7 +29,6 @@ export type HttpErrorCode =
   | 'not_found'
   | 'route_not_found'
   | 'method_not_allowed'
-  | 'precondition_failed'
   | 'console_not_built'
   | 'payload_too_large'
   | 'unsupported_media_type'

@@ -3,7 +3,7 @@ import type { onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify
 import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
-import { canonicalJson } from './canonical-json.js'
+import { canonicalJson } from '../lib/canonical-json.js'
 import { httpError } from './problem.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/

@@ -23,4 +23,4 @@ export class DomainError<Code extends string = string> extends Error {
 }
 
 /** Codes any domain may raise; each domain adds its own in `<domain>.errors.ts`. */
-export type CommonErrorCode = 'not_found' | 'validation_failed' | 'duplicate_external_identifier' | 'forbidden'
+export type CommonErrorCode = 'not_found' | 'validation_failed' | 'duplicate_external_identifier' | 'forbidden' | 'precondition_failed'

@@ -1,4 +1,5 @@
 import type { App } from '../../http/app-types.js'
+import { IfMatchHeaders, readIfMatch, withEntityTag } from '../../http/etag.js'
 import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
@@ -72,7 +73,7 @@ export function groupsRoutes(app: App, groups: GroupsService): void {
         response: { 200: GroupResponse, ...problemResponses('group_not_found') },
       },
     },
-    async (request) => ({ group: await groups.getGroup(requireActor(request), request.params.id) }),
+    async (request, reply) => ({ group: withEntityTag(reply, await groups.getGroup(requireActor(request), request.params.id)) }),
   )
 
   app.put(
@@ -87,11 +88,14 @@ export function groupsRoutes(app: App, groups: GroupsService): void {
           `sent replaces the previous one). Locations are not part of this body: add them with POST /groups/{id}/locations. ${PRODUCER_RULES}`,
         tags,
         params: IdParams,
+        headers: IfMatchHeaders,
         body: UpdateGroupBody,
-        response: { 200: GroupResponse, ...problemResponses('group_not_found', 'validation_failed', 'duplicate_external_identifier') },
+        response: { 200: GroupResponse, ...problemResponses('group_not_found', 'validation_failed', 'duplicate_external_identifier', 'precondition_failed') },
       },
     },
-    async (request) => ({ group: await groups.updateGroup(requireActor(request), request.params.id, request.body.group) }),
+    async (request, reply) => ({
+      group: withEntityTag(reply, await groups.updateGroup(requireActor(request), request.params.id, request.body.group, readIfMatch(request))),
+    }),
   )
 
   app.post(

@@ -11,6 +11,7 @@ import { duplicateGroupIdentifier, duplicateLocationIdentifier, groupNotFound, g
 import * as repo from './groups.repo.js'
 import { duplicateLocationIdentifiers, groupCoreProblems, locationProblems, newGroupProblems } from './groups.rules.js'
 import { todayUtc } from '../../lib/clock.js'
+import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
 import type { Agency, CreateLocationInput, Group, GroupCore, Location, LocationInputT, NewGroup, Producer } from './groups.schema.js'
 
 
@@ -196,13 +197,17 @@ export function createGroupsService({ db }: { db: Db }) {
       return { items: await presentGroups(db, items), total }
     },
 
-    /** Replaces the employer data, market, external_identifier and producers; locations stay. */
-    async updateGroup(actor: Actor, id: string, input: GroupCore): Promise<Group> {
+    /**
+     * Replaces the employer data, market, external_identifier and producers; locations stay. With
+     * `ifMatch`, only while the group is still the version the client read (checked under the lock).
+     */
+    async updateGroup(actor: Actor, id: string, input: GroupCore, ifMatch?: IfMatch): Promise<Group> {
       const problems = groupCoreProblems(input, '/group', todayUtc())
       return db.transaction().execute(async (tx) => {
         const current = await repo.findGroupForUpdate(tx, accountScopeOf(actor), id)
         if (!current) throw groupNotFound()
         if (problems.length > 0) throw groupValidationFailed(problems)
+        if (ifMatch !== undefined) checkIfMatch(ifMatch, (await presentGroups(tx, [current]))[0])
         let row: GroupRow
         try {
           row = await repo.updateGroup(tx, id, { ...coreColumns(input), updated_at: new Date() })

@@ -151,6 +151,11 @@ export async function dependentIdentifierTaken(db: Executor, subscriberId: strin
   return (await query.executeTakeFirst()) !== undefined
 }
 
+/** Locks the member's row until the transaction ends: an If-Match check and the write it guards see one version. */
+export async function lockMember(tx: Executor, id: string): Promise<void> {
+  await tx.selectFrom('members').select('id').where('id', '=', id).forUpdate().execute()
+}
+
 export async function findMember(db: Executor, scope: AccountScope, id: string, kind?: 'subscriber' | 'dependent'): Promise<MemberRow | undefined> {
   let query = db.selectFrom('members').selectAll().where('id', '=', id)
   if (scope) query = query.where('account_id', '=', scope)

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { App } from '../../http/app-types.js'
+import { IfMatchHeaders, readIfMatch, withEntityTag } from '../../http/etag.js'
 import { requireActor } from '../../http/guard.js'
 import { sendJsonText } from '../../http/json-text.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
@@ -101,8 +102,11 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts.
-      return sendJsonText(reply, 200, await members.getSubscriberDocument(requireActor(request), request.params.id))
+      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts;
+      // that test's equality with the presenter is also what makes this ETag equal the PUT answer's.
+      const document = await members.getSubscriberDocument(requireActor(request), request.params.id)
+      withEntityTag(reply, (JSON.parse(document) as { subscriber: unknown }).subscriber)
+      return sendJsonText(reply, 200, document)
     },
   )
 
@@ -119,14 +123,18 @@ export function membersRoutes(app: App, members: MembersService): void {
           PII_NOTE,
         tags,
         params: IdParams,
+        headers: IfMatchHeaders,
         body: UpdateSubscriberBody,
-        response: { 200: SubscriberResponse, ...problemResponses('validation_failed', 'subscriber_not_found', 'duplicate_external_identifier') },
+        response: {
+          200: SubscriberResponse,
+          ...problemResponses('validation_failed', 'subscriber_not_found', 'duplicate_external_identifier', 'precondition_failed'),
+        },
       },
     },
     async (request, reply) => {
-      const subscriber = await members.updateSubscriber(requireActor(request), request.params.id, request.body.subscriber)
+      const subscriber = await members.updateSubscriber(requireActor(request), request.params.id, request.body.subscriber, readIfMatch(request))
       noStore(reply)
-      return { subscriber }
+      return { subscriber: withEntityTag(reply, subscriber) }
     },
   )
 
@@ -161,14 +169,18 @@ export function membersRoutes(app: App, members: MembersService): void {
         description: 'Replaces the dependent. Leave `social_security_number` out to keep the stored one.' + PII_NOTE,
         tags,
         params: IdParams,
+        headers: IfMatchHeaders,
         body: UpdateDependentBody,
-        response: { 200: DependentResponse, ...problemResponses('validation_failed', 'dependent_not_found', 'duplicate_external_identifier') },
+        response: {
+          200: DependentResponse,
+          ...problemResponses('validation_failed', 'dependent_not_found', 'duplicate_external_identifier', 'precondition_failed'),
+        },
       },
     },
     async (request, reply) => {
-      const dependent = await members.updateDependent(requireActor(request), request.params.id, request.body.dependent)
+      const dependent = await members.updateDependent(requireActor(request), request.params.id, request.body.dependent, readIfMatch(request))
       noStore(reply)
-      return { dependent }
+      return { dependent: withEntityTag(reply, dependent) }
     },
   )
 
@@ -188,6 +200,10 @@ export function membersRoutes(app: App, members: MembersService): void {
     async (request, reply) => {
       const member = await members.getMember(requireActor(request), request.params.id)
       noStore(reply)
+      // The ETag of the member's own resource (/subscribers/{id} or /dependents/{id}), so it can be
+      // sent with a PUT there: `kind` (and a subscriber's null subscriber_id) are what /members adds.
+      const { kind: _kind, ...resource } = member
+      withEntityTag(reply, member.kind === 'subscriber' ? { ...resource, subscriber_id: undefined } : resource)
       return { member }
     },
   )

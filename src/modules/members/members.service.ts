@@ -1,9 +1,10 @@
 import { IGNORE_MEMBER_CHANGES, type MemberChange, type RecordMemberChanges } from '../member-management/member-transactions.js'
-import type { Db } from '../../db/schema.js'
+import type { Db, Executor } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { maskSsn, type SsnProtection } from '../../lib/ssn-protection.js'
 import { groupNotFound } from '../groups/groups.errors.js'
@@ -167,11 +168,14 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
     return problems
   }
 
-  async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
-    const family = await repo.findSubscriberFamily(db, accountScopeOf(actor), id)
+  /** The subscriber with its dependents as answers show it, read through `executor` (a transaction, for a write). */
+  async function presentFamily(executor: Executor, actor: Actor, id: string): Promise<Subscriber> {
+    const family = await repo.findSubscriberFamily(executor, accountScopeOf(actor), id)
     if (!family) throw subscriberNotFound()
     return presentSubscriber(family.subscriber, family.dependents)
   }
+
+  const loadSubscriber = (actor: Actor, id: string): Promise<Subscriber> => presentFamily(db, actor, id)
 
   /** GET /subscribers/{id}: the answer as JSON text built by the database (see subscriber-document.ts). */
   async function loadSubscriberDocument(actor: Actor, id: string): Promise<string> {
@@ -267,8 +271,11 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
     getSubscriber: loadSubscriber,
     getSubscriberDocument: loadSubscriberDocument,
 
-    /** Replaces the subscriber's own fields; an omitted SSN keeps the stored one. */
-    async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate): Promise<Subscriber> {
+    /**
+     * Replaces the subscriber's own fields; an omitted SSN keeps the stored one. With `ifMatch`, only
+     * while the subscriber (as GET /subscribers/{id} shows it) is still the version the client read.
+     */
+    async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate, ifMatch?: IfMatch): Promise<Subscriber> {
       const current = await repo.findMember(db, accountScopeOf(actor), id, 'subscriber')
       if (!current) throw subscriberNotFound()
       const pointerOf = () => '/subscriber'
@@ -285,18 +292,22 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
         throw duplicateMemberIdentifier([{ pointer: '/subscriber/external_identifier', detail: 'is already used by another subscriber of the group', code: 'duplicate' }], 'subscriber')
       }
       try {
-        const row = await db.transaction().execute(async (tx) => {
+        return await db.transaction().execute(async (tx) => {
+          if (ifMatch !== undefined) {
+            await repo.lockMember(tx, current.id)
+            checkIfMatch(ifMatch, await presentFamily(tx, actor, current.id))
+          }
           // Recorded first: the family's status it sets is part of the answer.
           await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
-          const updated = await repo.updateMember(tx, current.id, {
+          await repo.updateMember(tx, current.id, {
             ...subscriberColumns(input),
             ...sealedColumns(ssn, input.social_security_number),
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'subscriber.updated', 'subscriber', [current.id])
-          return updated
+          // Read back in the transaction: the answer (and its ETag) is exactly the version written.
+          return presentFamily(tx, actor, current.id)
         })
-        return presentSubscriber(viewOf(row), dependents.map(viewOf))
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateMemberIdentifier([], 'subscriber')
         throw error
@@ -336,8 +347,8 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       return presentDependent(row)
     },
 
-    /** Replaces the dependent; an omitted SSN keeps the stored one. */
-    async updateDependent(actor: Actor, id: string, input: DependentInput): Promise<Dependent> {
+    /** Replaces the dependent; an omitted SSN keeps the stored one. With `ifMatch`, only while it is the version the client read. */
+    async updateDependent(actor: Actor, id: string, input: DependentInput, ifMatch?: IfMatch): Promise<Dependent> {
       const current = await repo.findMember(db, accountScopeOf(actor), id, 'dependent')
       if (!current) throw dependentNotFound()
       const subscriber = await repo.findMember(db, undefined, current.subscriber_id!, 'subscriber')
@@ -346,6 +357,12 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       if (await repo.dependentIdentifierTaken(db, current.subscriber_id!, input.external_identifier, current.id)) throw duplicateDependent()
       try {
         const row = await db.transaction().execute(async (tx) => {
+          if (ifMatch !== undefined) {
+            await repo.lockMember(tx, current.id)
+            const locked = await repo.findMember(tx, accountScopeOf(actor), current.id, 'dependent')
+            if (!locked) throw dependentNotFound()
+            checkIfMatch(ifMatch, presentDependent(viewOf(locked)))
+          }
           await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.subscriber_id!, memberId: current.id, kind: 'dependent_updated' }], new Date())
           const updated = await repo.updateMember(tx, current.id, {
             ...dependentColumns(input),

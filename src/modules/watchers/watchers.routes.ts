@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-types.js'
+import { IfMatchHeaders, readIfMatch, withEntityTag } from '../../http/etag.js'
 import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
@@ -80,7 +81,7 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
         response: { 200: WatcherResponse, ...problemResponses('watcher_not_found') },
       },
     },
-    async (request) => ({ watcher: await watchers.getWatcher(requireActor(request), request.params.id) }),
+    async (request, reply) => ({ watcher: withEntityTag(reply, await watchers.getWatcher(requireActor(request), request.params.id)) }),
   )
 
   app.patch(
@@ -96,11 +97,14 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
           `\`status: "disabled"\` stops deliveries (queued attempts then fail unsent). ${FILTERS} ${URL_RULES}`,
         tags,
         params: IdParams,
+        headers: IfMatchHeaders,
         body: UpdateWatcherBody,
-        response: { 200: WatcherResponse, ...problemResponses('validation_failed', 'watcher_not_found') },
+        response: { 200: WatcherResponse, ...problemResponses('validation_failed', 'watcher_not_found', 'precondition_failed') },
       },
     },
-    async (request) => ({ watcher: await watchers.updateWatcher(requireActor(request), request.params.id, request.body.watcher) }),
+    async (request, reply) => ({
+      watcher: withEntityTag(reply, await watchers.updateWatcher(requireActor(request), request.params.id, request.body.watcher, readIfMatch(request))),
+    }),
   )
 
   app.delete(

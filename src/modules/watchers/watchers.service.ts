@@ -2,6 +2,7 @@ import type { Db } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, isOperator, type AccountScope, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { outboundUrlRefusal, type ResolveHost } from '../../lib/outbound-url.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
@@ -123,14 +124,18 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
       return presentWatcher(await requireWatcher(actor, id))
     },
 
-    /** Fields left out are kept; `null` clears a filter or the description. */
-    async updateWatcher(actor: Actor, id: string, update: WatcherUpdate): Promise<Watcher> {
+    /**
+     * Fields left out are kept; `null` clears a filter or the description. With `ifMatch`, only
+     * while the watcher is still the version the client read (checked under the lock).
+     */
+    async updateWatcher(actor: Actor, id: string, update: WatcherUpdate, ifMatch?: IfMatch): Promise<Watcher> {
       const current = await requireWatcher(actor, id)
       const problems = await problemsOf(update, update, filterScope(actor, current.account_id), current)
       if (problems.length > 0) throw watcherValidationFailed(problems)
       const row = await db.transaction().execute(async (tx) => {
         const locked = await repo.findWatcherForUpdate(tx, accountScopeOf(actor), id)
         if (!locked) throw watcherNotFound()
+        checkIfMatch(ifMatch, presentWatcher(locked))
         const statusChange =
           update.status === undefined || update.status === locked.status
             ? {}
