@@ -17,7 +17,14 @@ each offending field in \`errors[]\` with a JSON \`pointer\` into the body or th
 
 **Idempotency.** Send \`Idempotency-Key\` on any POST to make retries safe for 24 hours.
 
-**Limits.** 1500 calls per account per 5 minutes; every response carries \`RateLimit-Policy\` and \`RateLimit\`.`
+**Limits.** 1500 calls per account per 5 minutes; every response carries \`RateLimit-Policy\` and \`RateLimit\`.
+
+**Concurrent updates.** Resources you can PUT or PATCH answer an \`ETag\`; send it back in \`If-Match\` and a write
+based on an outdated read answers 412 \`precondition_failed\` instead of overwriting someone else's change.
+
+**Versioning.** These unprefixed paths are version 1 and stay so. Additions (endpoints, fields, enum values, error
+codes) arrive at any time; a breaking change only as \`/v2/...\` beside version 1, announced with \`Deprecation\` and
+\`Sunset\` headers and \`deprecated: true\` here, at least 12 months ahead (docs/versioning.md).`
 
 export const openApiOptions: SwaggerOptions = {
   openapi: {
