@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { nameProblemResponses, nameSharedParameters, optionalWhenDefaulted, pascalCase, referToNamedSchemas } from './openapi-document.js'
+import {
+  finishOpenApiDocument,
+  nameProblemResponses,
+  nameSharedParameters,
+  nameSharedSuccessResponses,
+  optionalWhenDefaulted,
+  pascalCase,
+  referToNamedSchemas,
+} from './openapi-document.js'
 
 const address = { type: 'object', required: ['city'], properties: { city: { type: 'string' } }, additionalProperties: false }
 const copy = <T>(value: T): T => structuredClone(value)
@@ -98,6 +106,31 @@ describe('shared responses and parameters', () => {
     const out = nameSharedParameters(document)
     expect(out.paths['/a'].get.parameters[0]).toEqual({ $ref: '#/components/parameters/Page' })
     expect(out.paths['/c'].get.parameters[0]).toEqual(odd)
+  })
+
+  it('when operations give the same answer, then it becomes a response named after the entity it carries', () => {
+    const answer = (description: string) => ({
+      description,
+      content: { 'application/json': { schema: { type: 'object', properties: { group: { $ref: '#/components/schemas/Group' } } }, example: { group: { id: '1' } } } },
+    })
+    const document = {
+      paths: {
+        '/groups': { post: { responses: { 201: answer('The group') } } },
+        '/groups/{id}': { get: { responses: { 200: answer('The group') } }, put: { responses: { 200: answer('The group') } } },
+        '/groups/{id}/archive': { post: { responses: { 200: answer('The archived group') } } },
+      },
+    }
+    const out = nameSharedSuccessResponses(document)
+    expect(out.paths['/groups/{id}'].get.responses[200]).toEqual({ $ref: '#/components/responses/Group' })
+    expect(out.paths['/groups'].post.responses[201]).toEqual({ $ref: '#/components/responses/Group' })
+    expect(out.paths['/groups/{id}/archive'].post.responses[200]).toEqual(answer('The archived group'))
+  })
+
+  it('when the document is finished, then the object it was given is left as it was', () => {
+    const document = { components: { schemas: { Address: copy(address) } }, paths: { '/a': { get: { parameters: [{ in: 'query', name: 'page', required: true, schema: { default: 1 } }] } } } }
+    const before = copy(document)
+    finishOpenApiDocument(document)
+    expect(document).toEqual(before)
   })
 
   it('when names are snake_case, then component names are PascalCase', () => {

@@ -13,7 +13,9 @@ import { canonicalJson } from '../lib/canonical-json.js'
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type JsonObject = { [key: string]: Json }
 
-/** The parts of the document read here; everything else passes through unchanged. */
+/** The parts of the document read here; everything else passes through unchanged. The steps
+ * below change the operations of the document they are given: call them through
+ * finishOpenApiDocument, which hands them a copy. */
 export interface OpenApiDocumentParts {
   paths?: Record<string, Record<string, unknown>>
   components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; parameters?: Record<string, unknown> }
@@ -232,11 +234,18 @@ function dropDefaultedFromRequired(schema: Json | undefined): void {
   }
 }
 
+/** Sorted by code unit, not by locale: the committed file must be the same on every machine. */
 function sortByKey(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)))
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
-/** All of the above, in the order that keeps each step simple (defaults before parameters are shared). */
+/**
+ * All of the above, on a copy: the steps after the first rewrite operations in place, and the
+ * plugin's document may share objects with the route schemas that validate requests.
+ * Schemas are named first, so the later comparisons see `$ref`s; defaults are relaxed before
+ * parameters are shared, so `Page` is described as optional.
+ */
 export function finishOpenApiDocument<T extends OpenApiDocumentParts>(document: T): T {
-  return nameSharedSuccessResponses(nameProblemResponses(nameSharedParameters(optionalWhenDefaulted(referToNamedSchemas(document)))))
+  const named = referToNamedSchemas(structuredClone(document))
+  return nameSharedSuccessResponses(nameProblemResponses(nameSharedParameters(optionalWhenDefaulted(named))))
 }
