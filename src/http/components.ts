@@ -48,7 +48,7 @@ import { IsoDate, Timestamp, Uuid } from './schemas.js'
  * The named schemas of the OpenAPI document (`#/components/schemas/<name>`), so generated
  * clients get one type per entity instead of an anonymous copy per operation. Wherever a route's
  * schema contains one of these schemas, the published document refers to it by name
- * (src/http/openapi-components.ts); the route schemas themselves stay plain TypeBox.
+ * (src/http/openapi-document.ts); the route schemas themselves stay plain TypeBox.
  *
  * To name another schema: add it here with its PascalCase entity name (`Group`, not `GroupSchema`);
  * inputs end in `Input` (or `Update` for a partial change). `npm run openapi` regenerates the
@@ -65,7 +65,7 @@ export const apiComponents = {
   DiscrepancyParameter: DiscrepancyParameterSchema,
   EventType: EventTypeSchema,
   WorkOrderStatus: WorkOrderStatus,
-  // Answers: the resources as the API returns them.
+  // Answers: the resources as the API returns them, and the parts requests share with them.
   Account: AccountSchema,
   Address: AddressSchema,
   Agency: AgencySchema,
@@ -74,6 +74,7 @@ export const apiComponents = {
   Carrier: CarrierSchema,
   CensusRequest: CensusRequestSchema,
   CensusSubscriber: CensusSubscriberSchema,
+  ClassAssignment: ClassAssignment,
   Coverage: CoverageSchema,
   CoveragePeriod: CoveragePeriodSchema,
   CoverageTransmission: CoverageTransmissionSchema,
@@ -81,8 +82,8 @@ export const apiComponents = {
   Dependent: DependentSchema,
   DiscrepancyMessage: DiscrepancyMessageSchema,
   EmailContact: EmailContact,
-  EmploymentClassification: EmploymentClassificationSchema,
   Election: ElectionSchema,
+  EmploymentClassification: EmploymentClassificationSchema,
   EmploymentDetails: EmploymentDetails,
   Error: ErrorSchema,
   ErrorComment: ErrorCommentSchema,
@@ -112,7 +113,6 @@ export const apiComponents = {
   CensusCoverageInput: CensusCoverage,
   CensusDependentInput: CensusDependentInput,
   CensusSubscriberInput: CensusSubscriberInput,
-  ClassAssignmentInput: ClassAssignment,
   CoverageInput: CoverageInput,
   DependentInput: DependentInputSchema,
   ElectionInput: ElectionInput,
