@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiComponents } from '../src/http/components.js'
 import { canonicalJson } from '../src/lib/canonical-json.js'
 import { compactJson } from '../src/lib/compact-json.js'
 import { startTestApp, type TestApp } from './helpers/test-app.js'
@@ -51,9 +52,13 @@ function resolveParameter(document: Document, parameter: Parameter): Parameter {
   return document.components.parameters?.[name] as Parameter
 }
 
+const componentTexts = () => Object.fromEntries(Object.entries(apiComponents).map(([name, schema]) => [name, canonicalJson(schema)]))
+
 let t: TestApp
 let document: Document
+let componentsBeforeGenerating: Record<string, string>
 beforeAll(async () => {
+  componentsBeforeGenerating = componentTexts()
   t = await startTestApp()
   document = t.app.swagger() as unknown as Document
 })
@@ -98,6 +103,10 @@ describe('the OpenAPI document, as generators read it', () => {
       Object.keys(document.components[kind] ?? {}).filter((name) => !text.includes(`"#/components/${kind}/${name}"`)),
     )
     expect(unused, 'remove these from src/http/components.ts or use them').toEqual([])
+  })
+
+  it('when the document is generated, then the named schemas (the same objects that validate and serialise) are left as they were', () => {
+    expect(componentTexts()).toEqual(componentsBeforeGenerating)
   })
 
   it('when the shared entities are named, then the committed openapi.json stays under 400 KB, written as npm run openapi writes it', () => {
