@@ -158,3 +158,24 @@ describe('If-Match details', () => {
     expect(res.statusCode).toBe(404)
   })
 })
+
+describe('ETag in the OpenAPI document', () => {
+  it('when a client generator reads it, then every PUT and PATCH declares If-Match, the ETag it answers and 412, and so do the reads that give the tag', () => {
+    const document = t.app.swagger() as {
+      paths: Record<string, Record<string, { operationId: string; parameters?: { in: string; name: string }[]; responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }> }>>
+      components: { responses: Record<string, { headers?: Record<string, unknown> }> }
+    }
+    const resolve = (response: { $ref?: string; headers?: Record<string, unknown> }) =>
+      response.$ref ? document.components.responses[response.$ref.replace('#/components/responses/', '')]! : response
+    const writes = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'put' || method === 'patch').map(([, op]) => op))
+    expect(writes.map((op) => op.operationId).sort()).toEqual(['updateDependent', 'updateGroup', 'updateSubscriber', 'updateWatcher'])
+    for (const op of writes) {
+      expect(op.parameters?.some((p) => p.in === 'header' && p.name === 'if-match'), op.operationId).toBe(true)
+      expect(op.responses['412'], op.operationId).toBeDefined()
+      expect(resolve(op.responses['200']!).headers, op.operationId).toHaveProperty('ETag')
+    }
+    for (const [path, method] of [['/groups/{id}', 'get'], ['/watchers/{id}', 'get'], ['/subscribers/{id}', 'get'], ['/members/{id}', 'get']] as const) {
+      expect(resolve(document.paths[path]![method]!.responses['200']!).headers, path).toHaveProperty('ETag')
+    }
+  })
+})

@@ -32,7 +32,36 @@ export const IfMatchHeaders = Type.Object({
   ),
 })
 
-/** The ETag response header, for the OpenAPI of each answer that carries one. */
-export const ETAG_RESPONSE_HEADER = {
-  ETag: { description: 'The version of this representation; send it back in If-Match to update only this version.', schema: { type: 'string' } },
-} as const
+/** Reads that answer the ETag a conditional write needs (the writes are found by their If-Match parameter). */
+const TAGGED_READS = new Set(['getGroup', 'getWatcher', 'getSubscriber', 'getMember'])
+
+const ETAG_HEADER = {
+  description: 'The version of this representation (strong, opaque); send it back in If-Match to update only this version.',
+  schema: { type: 'string' },
+  example: '"3q2-7w1VSOu8n2Zyq4rR_A"',
+}
+
+interface TaggableOperation {
+  operationId?: string
+  parameters?: { in?: string; name?: string }[]
+  responses?: Record<string, { headers?: Record<string, unknown> }>
+}
+
+/**
+ * Documents the ETag header on the 200 answers that carry one: every operation taking If-Match
+ * and the reads in TAGGED_READS. Route schemas have no place for response headers that does not
+ * also reach the response serializer, so the OpenAPI document gets them here, before its shared
+ * answers are named (a tagged 200 then differs from the untagged 201 of a create, as it does).
+ */
+export function documentEntityTags<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item) as TaggableOperation[]) {
+      if (typeof operation !== 'object' || operation === null || !operation.responses?.['200']) continue
+      const takesIfMatch = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name?.toLowerCase() === 'if-match')
+      if (!takesIfMatch && !TAGGED_READS.has(operation.operationId ?? '')) continue
+      const ok = operation.responses['200']
+      operation.responses['200'] = { ...ok, headers: { ...ok.headers, ETag: ETAG_HEADER } }
+    }
+  }
+  return document
+}

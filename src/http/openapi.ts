@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger'
 import { apiComponents } from './components.js'
+import { documentEntityTags } from './etag.js'
 import { finishOpenApiDocument, type OpenApiDocumentParts } from './openapi-document.js'
 
 const description = `Enrollsync places employer groups with insurance carriers and keeps member data in sync with them.
@@ -82,6 +83,7 @@ export const openApiOptions: SwaggerOptions = {
   transformObject: (documentObject) => {
     // Only the OpenAPI 3 form is generated here; the Swagger 2 branch exists in the plugin's type only.
     if (!('openapiObject' in documentObject)) throw new Error('Only OpenAPI 3 documents are generated')
-    return finishOpenApiDocument(documentObject.openapiObject as OpenApiDocumentParts)
+    // On a copy: the plugin's document may share objects with the route schemas.
+    return finishOpenApiDocument(documentEntityTags(structuredClone(documentObject.openapiObject as OpenApiDocumentParts)))
   },
 }

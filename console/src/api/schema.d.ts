@@ -1553,7 +1553,7 @@ export interface components {
             };
             dependents?: components["schemas"]["CensusDependentInput"][];
         };
-        ClassAssignmentInput: {
+        ClassAssignment: {
             /**
              * Format: uuid
              * @description An employment classification of the same group
@@ -2127,7 +2127,7 @@ export interface components {
             mailing_address?: components["schemas"]["Address"];
             emails: components["schemas"]["EmailContact"][];
             phone_numbers: components["schemas"]["PhoneContact"][];
-            class?: components["schemas"]["ClassAssignmentInput"];
+            class?: components["schemas"]["ClassAssignment"];
             employment_details: components["schemas"]["EmploymentDetails"];
             /**
              * @description Masked: the last four digits only
@@ -2397,7 +2397,7 @@ export interface components {
             mailing_address?: components["schemas"]["Address"];
             emails: components["schemas"]["EmailContact"][];
             phone_numbers: components["schemas"]["PhoneContact"][];
-            class?: components["schemas"]["ClassAssignmentInput"];
+            class?: components["schemas"]["ClassAssignment"];
             employment_details: components["schemas"]["EmploymentDetails"];
             /**
              * @description Masked: the last four digits only
@@ -2434,7 +2434,7 @@ export interface components {
             mailing_address?: components["schemas"]["Address"];
             emails?: components["schemas"]["EmailContact"][];
             phone_numbers?: components["schemas"]["PhoneContact"][];
-            class?: components["schemas"]["ClassAssignmentInput"];
+            class?: components["schemas"]["ClassAssignment"];
             employment_details: components["schemas"]["EmploymentDetails"];
             /**
              * @description Social Security number, 9 digits without separators. Area 000, 666 and 900-999, group 00 and serial 0000 are refused. Stored encrypted; answered masked (***-**-6789)
@@ -2464,7 +2464,7 @@ export interface components {
             mailing_address?: components["schemas"]["Address"];
             emails?: components["schemas"]["EmailContact"][];
             phone_numbers?: components["schemas"]["PhoneContact"][];
-            class?: components["schemas"]["ClassAssignmentInput"];
+            class?: components["schemas"]["ClassAssignment"];
             employment_details: components["schemas"]["EmploymentDetails"];
             /**
              * @description Social Security number, 9 digits without separators. Area 000, 666 and 900-999, group 00 and serial 0000 are refused. Stored encrypted; answered masked (***-**-6789)
@@ -2868,36 +2868,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The dependent; the SSN masked */
-        Dependent: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "dependent": {
-                 *         "id": "0193a4b2-0000-7000-8000-000000000031",
-                 *         "subscriber_id": "0193a4b2-0000-7000-8000-000000000030",
-                 *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                 *         "external_identifier": "dep-1001-1",
-                 *         "first_name": "Sam",
-                 *         "last_name": "Doe",
-                 *         "birth_date": "2015-06-01",
-                 *         "gender": "male",
-                 *         "subscriber_relationship": "child",
-                 *         "social_security_number": "***-**-0001",
-                 *         "status": "pending",
-                 *         "created_at": "2026-11-22T09:30:00.000Z",
-                 *         "updated_at": "2026-11-22T09:30:00.000Z"
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    dependent: components["schemas"]["Dependent"];
-                };
-            };
-        };
         /** @description Not found (or belongs to another account) */
         DependentNotFound: {
             headers: {
@@ -3215,6 +3185,11 @@ export interface components {
         /** @description The group */
         Group: {
             headers: {
+                /**
+                 * @description The version of this representation (strong, opaque); send it back in If-Match to update only this version.
+                 * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                 */
+                ETag?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -3898,6 +3873,11 @@ export interface components {
         /** @description The subscriber with its dependents; the SSN masked */
         Subscriber: {
             headers: {
+                /**
+                 * @description The version of this representation (strong, opaque); send it back in If-Match to update only this version.
+                 * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                 */
+                ETag?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -4074,6 +4054,11 @@ export interface components {
         /** @description The watcher */
         Watcher: {
             headers: {
+                /**
+                 * @description The version of this representation (strong, opaque); send it back in If-Match to update only this version.
+                 * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                 */
+                ETag?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -5128,7 +5113,92 @@ export interface operations {
             };
         };
         responses: {
-            201: components["responses"]["Group"];
+            /** @description The group */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "group": {
+                     *         "id": "0193a4b2-0000-7000-8000-000000000004",
+                     *         "account_id": "0193a4b2-0000-7000-8000-000000000001",
+                     *         "external_identifier": "acme-widgets",
+                     *         "insurance_market": "small_group",
+                     *         "phase": "installation",
+                     *         "employer": {
+                     *           "organization_name": "Acme Widgets Inc.",
+                     *           "fein": "123456789",
+                     *           "established_date": "2010-04-01",
+                     *           "employer_type": "corporation",
+                     *           "census": {
+                     *             "employees": 40,
+                     *             "full_time_equivalent_employees": 35,
+                     *             "eligible_employees": 32
+                     *           }
+                     *         },
+                     *         "producer_agency": null,
+                     *         "locations": [
+                     *           {
+                     *             "id": "0193a4b2-0000-7000-8000-000000000005",
+                     *             "group_id": "0193a4b2-0000-7000-8000-000000000004",
+                     *             "external_identifier": "hq",
+                     *             "type": "physical",
+                     *             "primary": true,
+                     *             "employer_address": {
+                     *               "address_line_1": "100 Main St",
+                     *               "city": "Springfield",
+                     *               "state": "IL",
+                     *               "zip": "62701",
+                     *               "fips_county_code": "17167"
+                     *             },
+                     *             "created_at": "2026-11-22T09:30:00.000Z",
+                     *             "updated_at": "2026-11-22T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "producers_of_record": [
+                     *           {
+                     *             "id": "0193a4b2-0000-7000-8000-000000000010",
+                     *             "first_name": "Pat",
+                     *             "state_license_number": "IL-778899",
+                     *             "phone_number": "2175550100",
+                     *             "last_name": "Broker",
+                     *             "national_producer_number": "1234567",
+                     *             "email": "pat.broker@example.com",
+                     *             "signature_date": "2026-10-15",
+                     *             "commission_split": 60,
+                     *             "writing_producer": true,
+                     *             "agency": {
+                     *               "name": "Prairie Benefits LLC",
+                     *               "fein": "987654321",
+                     *               "national_producer_number": "7654321"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "0193a4b2-0000-7000-8000-000000000011",
+                     *             "first_name": null,
+                     *             "state_license_number": null,
+                     *             "phone_number": null,
+                     *             "last_name": "Solo",
+                     *             "national_producer_number": "2345678",
+                     *             "email": "sam.solo@example.com",
+                     *             "signature_date": "2026-10-16",
+                     *             "commission_split": 40,
+                     *             "writing_producer": true,
+                     *             "agency": null
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-22T09:30:00.000Z",
+                     *         "updated_at": "2026-11-22T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        group: components["schemas"]["Group"];
+                    };
+                };
+            };
             401: components["responses"]["MissingCredentials"];
             409: components["responses"]["DuplicateExternalIdentifier"];
             422: components["responses"]["ValidationFailed"];
@@ -7286,7 +7356,36 @@ export interface operations {
             };
         };
         responses: {
-            201: components["responses"]["Dependent"];
+            /** @description The dependent; the SSN masked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dependent": {
+                     *         "id": "0193a4b2-0000-7000-8000-000000000031",
+                     *         "subscriber_id": "0193a4b2-0000-7000-8000-000000000030",
+                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
+                     *         "external_identifier": "dep-1001-1",
+                     *         "first_name": "Sam",
+                     *         "last_name": "Doe",
+                     *         "birth_date": "2015-06-01",
+                     *         "gender": "male",
+                     *         "subscriber_relationship": "child",
+                     *         "social_security_number": "***-**-0001",
+                     *         "status": "pending",
+                     *         "created_at": "2026-11-22T09:30:00.000Z",
+                     *         "updated_at": "2026-11-22T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        dependent: components["schemas"]["Dependent"];
+                    };
+                };
+            };
             401: components["responses"]["MissingCredentials"];
             404: components["responses"]["SubscriberNotFound"];
             409: components["responses"]["DuplicateExternalIdentifier"];
@@ -7333,7 +7432,41 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Dependent"];
+            /** @description The dependent; the SSN masked */
+            200: {
+                headers: {
+                    /**
+                     * @description The version of this representation (strong, opaque); send it back in If-Match to update only this version.
+                     * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                     */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dependent": {
+                     *         "id": "0193a4b2-0000-7000-8000-000000000031",
+                     *         "subscriber_id": "0193a4b2-0000-7000-8000-000000000030",
+                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
+                     *         "external_identifier": "dep-1001-1",
+                     *         "first_name": "Sam",
+                     *         "last_name": "Doe",
+                     *         "birth_date": "2015-06-01",
+                     *         "gender": "male",
+                     *         "subscriber_relationship": "child",
+                     *         "social_security_number": "***-**-0001",
+                     *         "status": "pending",
+                     *         "created_at": "2026-11-22T09:30:00.000Z",
+                     *         "updated_at": "2026-11-22T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        dependent: components["schemas"]["Dependent"];
+                    };
+                };
+            };
             401: components["responses"]["MissingCredentials"];
             404: components["responses"]["DependentNotFound"];
             409: components["responses"]["DuplicateExternalIdentifier"];
@@ -7358,6 +7491,11 @@ export interface operations {
             /** @description A subscriber (with its dependents) or a dependent; `kind` says which */
             200: {
                 headers: {
+                    /**
+                     * @description The version of this representation (strong, opaque); send it back in If-Match to update only this version.
+                     * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                     */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
