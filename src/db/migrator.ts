@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
+import type { Config } from '../config.js'
+import { openDatabase, type DatabaseHandle } from './database.js'
 import type { Db } from './schema.js'
 
 /** `migrations/` sits two levels above this file both in `src/db/` and in `dist/db/`. */
@@ -69,4 +71,16 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
     }
     return newlyApplied
   })
+}
+
+/** The database of the configuration, opened and migrated; closed again if migrating fails. */
+export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
+  const handle = await openDatabase(config.database)
+  try {
+    await migrate(handle.db)
+    return handle
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
 }

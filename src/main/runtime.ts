@@ -4,21 +4,8 @@ import { join } from 'node:path'
 import type { FastifyServerOptions } from 'fastify'
 import { REDACTED_LOG_PATHS } from '../app.js'
 import type { Config } from '../config.js'
-import { openDatabase, type DatabaseHandle } from '../db/database.js'
-import { migrate } from '../db/migrator.js'
 import { SsnProtection } from '../lib/ssn-protection.js'
 import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit.js'
-
-export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
-  const handle = await openDatabase(config.database)
-  try {
-    await migrate(handle.db)
-    return handle
-  } catch (error) {
-    await handle.close()
-    throw error
-  }
-}
 
 /**
  * DATA_DIR/secrets.json (mode 0600): the embedded mode's generated secrets, so tokens and sealed

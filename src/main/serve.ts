@@ -1,15 +1,22 @@
-import { buildApp } from '../app.js'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
-import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
-import { bootstrapFirstStart } from './bootstrap.js'
-import { createRateLimitStore, loggerOptions, openMigratedDatabase, resolveSsnProtection, resolveTokenSecret } from './runtime.js'
-import { createWorkers } from './workers.js'
+import { openMigratedDatabase } from '../db/migrator.js'
 
 /** `npm start`: the API and, unless WORKER=off, an in-process worker. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
-  const database = await openMigratedDatabase(config)
+  // The database opens (PGlite reads its files and compiles its WebAssembly) while the service's
+  // modules load, which also wait on files and compilation: started together, each works while
+  // the other waits, and the service listens about 0.4 s sooner on two cores (issue 12).
+  const [database, { buildApp }, { CarrierCatalog, loadCarriers }, { bootstrapFirstStart }, runtime, { createWorkers }] = await Promise.all([
+    openMigratedDatabase(config),
+    import('../app.js'),
+    import('../modules/carriers/carriers.catalog.js'),
+    import('./bootstrap.js'),
+    import('./runtime.js'),
+    import('./workers.js'),
+  ])
+  const { createRateLimitStore, loggerOptions, resolveSsnProtection, resolveTokenSecret } = runtime
   const tokenSigningSecret = resolveTokenSecret(config)
   const carriers = new CarrierCatalog(loadCarriers(config.carriersFile))
   const ssnProtection = resolveSsnProtection(config)

@@ -1,8 +1,9 @@
 import pino from 'pino'
 import { ConfigError, loadConfig } from '../config.js'
 import { DataDirLockedError } from '../db/data-dir-lock.js'
+import { openMigratedDatabase } from '../db/migrator.js'
 import { CarrierCatalog, loadCarriers } from '../modules/carriers/carriers.catalog.js'
-import { openMigratedDatabase, resolveSsnProtection } from './runtime.js'
+import { resolveSsnProtection } from './runtime.js'
 import { createWorkers } from './workers.js'
 
 /** `npm run worker`: a worker process without the API, for PostgreSQL deployments. */
