@@ -19,23 +19,23 @@ const STEPS = {
   server: (incremental) => {
     // tsc's record of what it compiled; without it (a full build) every file is emitted again.
     if (!incremental) rmSync(join(root, SERVER_BUILD_INFO), { force: true })
-    run('node_modules/typescript/bin/tsc', ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', SERVER_BUILD_INFO])
+    run('tsc', 'node_modules/typescript/bin/tsc', ['-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', SERVER_BUILD_INFO])
     chmodSync(join(root, 'dist/main/cli.js'), 0o755)
   },
   console: () => {
     // A build is always production's: under NODE_ENV=test (Vitest) or development, Vite would
     // bundle React's development build, which is not what the service serves.
-    run('node_modules/vite/bin/vite.js', ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], { NODE_ENV: 'production' })
+    run('vite build', 'node_modules/vite/bin/vite.js', ['build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], { NODE_ENV: 'production' })
   },
 }
 
 class BuildFailed extends Error {}
 
-function run(script, args, env = {}) {
+function run(label, script, args, env = {}) {
   if (!existsSync(join(root, script))) throw new BuildFailed(`${script} is missing: install the dependencies first (npm install).`)
   // The tools' output goes to standard error too (file descriptor 2 for both).
   const result = spawnSync(process.execPath, [script, ...args], { cwd: root, stdio: ['ignore', 2, 2], env: { ...process.env, ...env } })
-  if (result.status !== 0) throw new BuildFailed(`The build stopped: ${script} ${args[0]} failed (see above). Fix the source, or check it with npm run typecheck.`)
+  if (result.status !== 0) throw new BuildFailed(`The build stopped: ${label} failed (see above). Fix the source, or check it with npm run typecheck.`)
 }
 
 function build(part, incremental) {
