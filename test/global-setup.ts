@@ -9,6 +9,8 @@ declare module 'vitest' {
   }
 }
 
+const BROWSER_TEST_FILE = 'console-browser.test.ts'
+
 /**
  * Runs once before any test file, in the main Vitest process.
  *
@@ -29,6 +31,12 @@ export default function setup(project: TestProject): (() => void) | undefined {
   // console is built for production although Vitest sets NODE_ENV=test).
   if (process.env.SKIP_BUILD !== '1') execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' })
 
-  // Printed at teardown, so the line stands under the summary that counts the skipped file.
-  return chromium.kind === 'missing' && !chromium.required ? () => console.log(chromium.message) : undefined
+  // Printed at teardown, so the line stands under the summary that counts the skipped file, and
+  // only when that file was part of the run.
+  if (chromium.kind === 'found' || chromium.required) return undefined
+  return () => {
+    const ranBrowserTests = project.vitest.state.getFiles().some((file) => file.filepath.endsWith(BROWSER_TEST_FILE))
+    if (ranBrowserTests) console.log(chromium.message)
+  }
 }
+
