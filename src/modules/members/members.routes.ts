@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { App } from '../../http/app-types.js'
 import { IfMatchHeaders, readIfMatch, withEntityTag } from '../../http/etag.js'
+import { entityTagOfText } from '../../lib/etag.js'
 import { requireActor } from '../../http/guard.js'
 import { sendJsonText } from '../../http/json-text.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
@@ -102,10 +103,9 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts;
-      // that test's equality with the presenter is also what makes this ETag equal the PUT answer's.
+      // Already JSON text, checked against SubscriberResponse by test/subscriber-document.test.ts.
       const document = await members.getSubscriberDocument(requireActor(request), request.params.id)
-      withEntityTag(reply, (JSON.parse(document) as { subscriber: unknown }).subscriber)
+      reply.header('ETag', entityTagOfText(document))
       return sendJsonText(reply, 200, document)
     },
   )
@@ -132,9 +132,9 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      const subscriber = await members.updateSubscriber(requireActor(request), request.params.id, request.body.subscriber, readIfMatch(request))
-      noStore(reply)
-      return { subscriber: withEntityTag(reply, subscriber) }
+      const { subscriber, etag } = await members.updateSubscriber(requireActor(request), request.params.id, request.body.subscriber, readIfMatch(request))
+      noStore(reply).header('ETag', etag)
+      return { subscriber }
     },
   )
 
@@ -198,12 +198,8 @@ export function membersRoutes(app: App, members: MembersService): void {
       },
     },
     async (request, reply) => {
-      const member = await members.getMember(requireActor(request), request.params.id)
-      noStore(reply)
-      // The ETag of the member's own resource (/subscribers/{id} or /dependents/{id}), so it can be
-      // sent with a PUT there: `kind` (and a subscriber's null subscriber_id) are what /members adds.
-      const { kind: _kind, ...resource } = member
-      withEntityTag(reply, member.kind === 'subscriber' ? { ...resource, subscriber_id: undefined } : resource)
+      const { member, etag } = await members.getMember(requireActor(request), request.params.id)
+      noStore(reply).header('ETag', etag)
       return { member }
     },
   )

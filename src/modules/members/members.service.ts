@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
-import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
+import { checkIfMatch, checkIfMatchTag, entityTag, entityTagOfText, type IfMatch } from '../../lib/etag.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { maskSsn, type SsnProtection } from '../../lib/ssn-protection.js'
 import { groupNotFound } from '../groups/groups.errors.js'
@@ -168,21 +168,24 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
     return problems
   }
 
-  /** The subscriber with its dependents as answers show it, read through `executor` (a transaction, for a write). */
-  async function presentFamily(executor: Executor, actor: Actor, id: string): Promise<Subscriber> {
-    const family = await repo.findSubscriberFamily(executor, accountScopeOf(actor), id)
+  async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
+    const family = await repo.findSubscriberFamily(db, accountScopeOf(actor), id)
     if (!family) throw subscriberNotFound()
     return presentSubscriber(family.subscriber, family.dependents)
   }
 
-  const loadSubscriber = (actor: Actor, id: string): Promise<Subscriber> => presentFamily(db, actor, id)
-
-  /** GET /subscribers/{id}: the answer as JSON text built by the database (see subscriber-document.ts). */
-  async function loadSubscriberDocument(actor: Actor, id: string): Promise<string> {
-    const document = await findSubscriberDocument(db, accountScopeOf(actor), id)
+  /**
+   * The answer of GET /subscribers/{id} as JSON text built by the database (see
+   * subscriber-document.ts), read through `executor` (a transaction, for a write). The
+   * subscriber's ETag is the hash of this text wherever it is given: the text is deterministic
+   * for one state, and hashing it costs the hot read no parsing.
+   */
+  async function subscriberDocument(executor: Executor, actor: Actor, id: string): Promise<string> {
+    const document = await findSubscriberDocument(executor, accountScopeOf(actor), id)
     if (document === undefined) throw subscriberNotFound()
     return document
   }
+  const loadSubscriberDocument = (actor: Actor, id: string): Promise<string> => subscriberDocument(db, actor, id)
 
   return {
     /**
@@ -275,7 +278,7 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
      * Replaces the subscriber's own fields; an omitted SSN keeps the stored one. With `ifMatch`, only
      * while the subscriber (as GET /subscribers/{id} shows it) is still the version the client read.
      */
-    async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate, ifMatch?: IfMatch): Promise<Subscriber> {
+    async updateSubscriber(actor: Actor, id: string, input: SubscriberUpdate, ifMatch?: IfMatch): Promise<{ subscriber: Subscriber; etag: string }> {
       const current = await repo.findMember(db, accountScopeOf(actor), id, 'subscriber')
       if (!current) throw subscriberNotFound()
       const pointerOf = () => '/subscriber'
@@ -295,7 +298,7 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
         return await db.transaction().execute(async (tx) => {
           if (ifMatch !== undefined) {
             await repo.lockMember(tx, current.id)
-            checkIfMatch(ifMatch, await presentFamily(tx, actor, current.id))
+            checkIfMatchTag(ifMatch, entityTagOfText(await subscriberDocument(tx, actor, current.id)))
           }
           // Recorded first: the family's status it sets is part of the answer.
           await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
@@ -305,8 +308,9 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
             updated_at: new Date().toISOString(),
           })
           await repo.recordMemberAuditEvents(tx, actor, current.account_id, 'subscriber.updated', 'subscriber', [current.id])
-          // Read back in the transaction: the answer (and its ETag) is exactly the version written.
-          return presentFamily(tx, actor, current.id)
+          // Read back in the transaction: the answer and its ETag are exactly the version written.
+          const document = await subscriberDocument(tx, actor, current.id)
+          return { subscriber: (JSON.parse(document) as { subscriber: Subscriber }).subscriber, etag: entityTagOfText(document) }
         })
       } catch (error) {
         if (isUniqueViolation(error)) throw duplicateMemberIdentifier([], 'subscriber')
@@ -379,12 +383,17 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       }
     },
 
-    async getMember(actor: Actor, id: string): Promise<Member> {
+    /** The member with the ETag of its own resource (/subscribers/{id} or /dependents/{id}), for a conditional PUT there. */
+    async getMember(actor: Actor, id: string): Promise<{ member: Member; etag: string }> {
       const row = await repo.findMember(db, accountScopeOf(actor), id)
       if (!row) throw memberNotFound()
-      if (row.kind === 'dependent') return { ...presentDependent(viewOf(row)), kind: 'dependent' }
-      const dependents = await repo.dependentsOf(db, [row.id])
-      return { ...presentSubscriber(viewOf(row), dependents.map(viewOf)), kind: 'subscriber', subscriber_id: null }
+      if (row.kind === 'dependent') {
+        const dependent = presentDependent(viewOf(row))
+        return { member: { ...dependent, kind: 'dependent' }, etag: entityTag(dependent) }
+      }
+      const document = await subscriberDocument(db, actor, row.id)
+      const subscriber = (JSON.parse(document) as { subscriber: Subscriber }).subscriber
+      return { member: { ...subscriber, kind: 'subscriber', subscriber_id: null }, etag: entityTagOfText(document) }
     },
   }
 }
