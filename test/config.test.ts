@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, allowLoopbackUrls: true, secretOverlapSeconds: 86_400, concurrency: 16 },
       logLevel: 'info',
       trustProxy: false,
+      corsOrigins: [],
       carrierSide: {
         outboundDirectory: './data/outbound',
         transactionBatchDelayMs: 5000,
@@ -44,6 +45,12 @@ describe('loadConfig', () => {
       censusBodyLimitBytes: 256 * 1024 * 1024,
       consoleSessions: { ttlSeconds: 43_200, maxFailuresPerEmail: 5, maxFailuresPerAddress: 20, failureWindowSeconds: 900, passwordLinkTtlSeconds: 86_400 },
     })
+  })
+
+  it('when CORS_ORIGINS lists origins, then they are kept; a wildcard or a URL that is not an origin stops the start with the entry named', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173'])
+    expect(configError({ CORS_ORIGINS: '*' }).message).toMatch(/CORS_ORIGINS/)
+    expect(configError({ CORS_ORIGINS: 'https://app.example.com/' }).message).toContain('https://app.example.com/')
   })
 
   it('when the carrier variables are set, then they are parsed, and secrets named by carriers are read from the same environment', () => {
