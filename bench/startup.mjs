@@ -70,7 +70,25 @@ async function timeStart() {
   }
   stopGroup(child)
   await exited
+  await groupGone(child)
   return { ms: Math.round(listeningAfter), built: /Building the /.test(output()) }
+}
+
+/**
+ * npm may exit before the service it started has closed the database: the next start would then
+ * find the data directory still held. Waits until no process of the group is left.
+ */
+async function groupGone(child) {
+  const deadline = performance.now() + 30_000
+  for (;;) {
+    try {
+      process.kill(-child.pid, 0)
+    } catch {
+      return // ESRCH: the group is empty
+    }
+    if (performance.now() > deadline) throw new Error('npm start did not stop within 30 s of SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 async function timeHelp() {
