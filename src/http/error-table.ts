@@ -351,7 +351,7 @@ export const errorTable = {
   password_rules_not_met: {
     status: 422,
     title: 'Password not allowed',
-    description: 'A console password must be 12 to 256 characters long (command line: users set-password).',
+    description: 'A console password must be 12 to 256 characters long, whether set with a set-password link or with the command line (users set-password).',
   },
   console_email_taken: {
     status: 409,

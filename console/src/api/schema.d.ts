@@ -1141,7 +1141,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events (webhooks)
-         * @description Answers the watcher with its signing `secret` (whsec_...), shown only here and on rotation: store it. `event_types` lists each event at most once. `coverage_period_id` and `group_id` narrow it to the events of one coverage period or group (both must then match); they must name ones your credential sees (else 422). `url` must be http or https, without user name or password, and its host may not resolve to a loopback, private, link-local, carrier-grade NAT, unique local, multicast or unspecified address (IPv4-mapped forms included) unless the deployment sets WEBHOOK_ALLOW_PRIVATE_URLS; the check is repeated at every delivery on the address connected to. Each event is POSTed as JSON `{id, type, timestamp, account_id, data}` (ids, types, statuses and the assignee; never personal data) with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the base64-decoded secret after `whsec_`). A 2xx answer delivers it; a 5xx, 408, 429, timeout or connection failure is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts in all); 410 Gone disables the watcher; other answers (3xx included: redirects are not followed) fail the delivery at once. An operator (service) account's watchers receive the events of every account.
+         * @description Answers the watcher with its signing `secret` (whsec_...), shown only here and on rotation: store it. `event_types` lists each event at most once. `coverage_period_id` and `group_id` narrow it to the events of one coverage period or group (both must then match); they must name ones your credential sees (else 422). `url` must be http or https, without user name or password, and its host may not resolve to a loopback, private, link-local, carrier-grade NAT, unique local, multicast or unspecified address (IPv4-mapped forms included) unless the deployment sets WEBHOOK_ALLOW_PRIVATE_URLS. Outside production on the embedded database, loopback receivers (a receiver on the same machine) are allowed by default. The check is repeated at every delivery on the address connected to. Each event is POSTed as JSON `{id, type, timestamp, account_id, data}` (ids, types, statuses and the assignee; never personal data) with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the base64-decoded secret after `whsec_`). A 2xx answer delivers it; a 5xx, 408, 429, timeout or connection failure is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts in all); 410 Gone disables the watcher; other answers (3xx included: redirects are not followed) fail the delivery at once. An operator (service) account's watchers receive the events of every account.
          */
         post: operations["createWatcher"];
         delete?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
         head?: never;
         /**
          * Change a watcher, or disable or re-enable it
-         * @description Fields left out are kept; `null` clears a filter or the description. `status: "active"` re-enables a watcher disabled after a 410 (deliveries that failed meanwhile can be sent again with POST /watcher_deliveries/{id}/retry); `status: "disabled"` stops deliveries (queued attempts then fail unsent). `coverage_period_id` and `group_id` narrow it to the events of one coverage period or group (both must then match); they must name ones your credential sees (else 422). `url` must be http or https, without user name or password, and its host may not resolve to a loopback, private, link-local, carrier-grade NAT, unique local, multicast or unspecified address (IPv4-mapped forms included) unless the deployment sets WEBHOOK_ALLOW_PRIVATE_URLS; the check is repeated at every delivery on the address connected to.
+         * @description Fields left out are kept; `null` clears a filter or the description. `status: "active"` re-enables a watcher disabled after a 410 (deliveries that failed meanwhile can be sent again with POST /watcher_deliveries/{id}/retry); `status: "disabled"` stops deliveries (queued attempts then fail unsent). `coverage_period_id` and `group_id` narrow it to the events of one coverage period or group (both must then match); they must name ones your credential sees (else 422). `url` must be http or https, without user name or password, and its host may not resolve to a loopback, private, link-local, carrier-grade NAT, unique local, multicast or unspecified address (IPv4-mapped forms included) unless the deployment sets WEBHOOK_ALLOW_PRIVATE_URLS. Outside production on the embedded database, loopback receivers (a receiver on the same machine) are allowed by default. The check is repeated at every delivery on the address connected to.
          */
         patch: operations["updateWatcher"];
         trace?: never;
@@ -2546,7 +2546,7 @@ export interface components {
         };
         WatcherInput: {
             /**
-             * @description http or https URL that receives the deliveries (POST). No user name or password in it; it may not point at a loopback, private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS)
+             * @description http or https URL that receives the deliveries (POST). No user name or password in it; it may not point at a loopback, private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS; loopback is allowed by default outside production on the embedded database)
              * @example https://hooks.example.com/enrollsync
              */
             url: string;
@@ -2558,7 +2558,7 @@ export interface components {
         };
         WatcherUpdate: {
             /**
-             * @description http or https URL that receives the deliveries (POST). No user name or password in it; it may not point at a loopback, private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS)
+             * @description http or https URL that receives the deliveries (POST). No user name or password in it; it may not point at a loopback, private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS; loopback is allowed by default outside production on the embedded database)
              * @example https://hooks.example.com/enrollsync
              */
             url?: string;

@@ -21,7 +21,8 @@ const FILTERS =
 const URL_RULES =
   '`url` must be http or https, without user name or password, and its host may not resolve to a loopback, private, ' +
   'link-local, carrier-grade NAT, unique local, multicast or unspecified address (IPv4-mapped forms included) unless the ' +
-  'deployment sets WEBHOOK_ALLOW_PRIVATE_URLS; the check is repeated at every delivery on the address connected to.'
+  'deployment sets WEBHOOK_ALLOW_PRIVATE_URLS. Outside production on the embedded database, loopback receivers (a receiver ' +
+  'on the same machine) are allowed by default. The check is repeated at every delivery on the address connected to.'
 
 export function watchersRoutes(app: App, watchers: WatchersService): void {
   const tags = ['Watchers']

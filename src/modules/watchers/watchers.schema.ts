@@ -8,7 +8,8 @@ const Url = Type.String({
   maxLength: 2048,
   description:
     'http or https URL that receives the deliveries (POST). No user name or password in it; it may not point at a loopback, ' +
-    'private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS)',
+    'private, link-local or other internal address unless the deployment allows it (WEBHOOK_ALLOW_PRIVATE_URLS; loopback is ' +
+      'allowed by default outside production on the embedded database)',
   examples: ['https://hooks.example.com/enrollsync'],
 })
 const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, maxItems: EVENT_TYPES.length, description: 'The events to deliver, each once' })
