@@ -6,11 +6,14 @@ import { consoleUser, freshAddress, signedIn, signIn, withSession } from './help
 import { call, expectProblem, startTestApp, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
+/** Operators create links for users of any account; partner API keys may not (see below). */
+let operator: Credential
 const logLines: string[] = []
 beforeAll(async () => {
   // Every log line of the app is kept, to check that no token ever reaches the logs.
   const sink = new Writable({ write: (chunk, _encoding, done) => void (logLines.push(String(chunk)), done()) })
   t = await startTestApp({ logger: { level: 'trace', stream: sink } })
+  operator = await t.newOperator()
 })
 afterAll(async () => t?.close())
 
@@ -31,7 +34,7 @@ interface CreatedLink {
   expires_at: string
 }
 
-async function createLink(who: Credential, userId: string): Promise<CreatedLink> {
+async function createLink(userId: string, who: Credential = operator): Promise<CreatedLink> {
   const res = await call(t.app, who, 'POST', `/users/${userId}/password_links`)
   expect(res.statusCode, res.body).toBe(201)
   return res.json().password_link
@@ -78,35 +81,45 @@ describe('creating a set-password link', () => {
     expect(await t.db.selectFrom('password_links').select('id').where('user_id', '=', user.id).execute()).toEqual([])
   })
 
-  it("when a partner's key, or its administrator in the console, asks for another account's user, then 404 user_not_found; an operator may", async () => {
+  it("when an account's administrator in the console asks for another account's user, then 404 user_not_found; B's administrator and an operator may", async () => {
     const partnerA = await t.newPartner('Partner A')
     const partnerB = await t.newPartner('Partner B')
     const userOfB = await newUser(partnerB)
     const adminOfA = await signedIn(t.app, await consoleUser(t, partnerA, ['admin']))
+    const adminOfB = await signedIn(t.app, await consoleUser(t, partnerB, ['admin']))
 
-    expectProblem(await call(t.app, partnerA, 'POST', `/users/${userOfB.id}/password_links`), 404, 'user_not_found')
     expectProblem(await withSession(t.app, adminOfA, 'POST', `/users/${userOfB.id}/password_links`), 404, 'user_not_found')
     expect(await t.db.selectFrom('password_links').select('id').where('user_id', '=', userOfB.id).execute()).toEqual([])
 
-    // B's own key may, and an operator may for any account.
-    await createLink(partnerB, userOfB.id)
-    const byOperator = await createLink(await t.newOperator(), userOfB.id)
+    expect((await withSession(t.app, adminOfB, 'POST', `/users/${userOfB.id}/password_links`)).statusCode).toBe(201)
+    const byOperator = await createLink(userOfB.id)
     expect((await redeem(byOperator.token, 'set by the operator link')).statusCode).toBe(200)
+  })
+
+  it("when a partner API key asks for a link, even for its own account's user, then 403 forbidden: a key cannot make itself a console administrator", async () => {
+    const partner = await t.newPartner()
+    // What a key could otherwise do: add an admin user, give it a password, and sign in as it
+    // to reach what keys may not (managing API keys).
+    const created = await call(t.app, partner, 'POST', '/users', { user: { email: uniqueEmail('self.made.admin'), role_names: ['admin'] } })
+    expect(created.statusCode, created.body).toBe(201)
+    const res = await call(t.app, partner, 'POST', `/users/${created.json().user.id}/password_links`)
+    expectProblem(res, 403, 'forbidden')
+    expect(await t.db.selectFrom('password_links').select('id').where('user_id', '=', created.json().user.id).execute()).toEqual([])
   })
 
   it('when the user is deactivated, then 409 user_deactivated', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
     await call(t.app, partner, 'POST', `/users/${user.id}/deactivation`)
-    expectProblem(await call(t.app, partner, 'POST', `/users/${user.id}/password_links`), 409, 'user_deactivated')
+    expectProblem(await call(t.app, operator, 'POST', `/users/${user.id}/password_links`), 409, 'user_deactivated')
   })
 
   it('when the request carries an Idempotency-Key, then the answer is not stored for replay: the same key makes a newer link', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
     const headers = { 'idempotency-key': `link-${user.id}` }
-    const first = await call(t.app, partner, 'POST', `/users/${user.id}/password_links`, undefined, headers)
-    const second = await call(t.app, partner, 'POST', `/users/${user.id}/password_links`, undefined, headers)
+    const first = await call(t.app, operator, 'POST', `/users/${user.id}/password_links`, undefined, headers)
+    const second = await call(t.app, operator, 'POST', `/users/${user.id}/password_links`, undefined, headers)
     expect([first.statusCode, second.statusCode]).toEqual([201, 201])
     expect(second.headers['idempotent-replayed']).toBeUndefined()
     expect(second.json().password_link.token).not.toBe(first.json().password_link.token)
@@ -119,7 +132,7 @@ describe('redeeming a set-password link', () => {
   it('when the link is used, then the password is set, the user signs in with it, and the same link never works again', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
 
     const res = await redeem(link.token, 'my own pass phrase 1')
     expect(res.statusCode, res.body).toBe(200)
@@ -136,7 +149,7 @@ describe('redeeming a set-password link', () => {
   it('when two redemptions of one link race, then exactly one sets its password', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     const answers = await Promise.all([redeem(link.token, 'racing pass phrase A'), redeem(link.token, 'racing pass phrase B')])
     expect(answers.map((res) => res.statusCode).sort()).toEqual([200, 404])
   })
@@ -145,7 +158,7 @@ describe('redeeming a set-password link', () => {
     const partner = await t.newPartner()
     const user = await consoleUser(t, partner)
     const session = await signedIn(t.app, user)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     expect((await redeem(link.token, 'a brand new pass phrase')).statusCode).toBe(200)
     expectProblem(await withSession(t.app, session, 'GET', '/session'), 401, 'session_expired')
     expect((await signIn(t.app, user.email, user.password)).statusCode).toBe(401)
@@ -154,8 +167,8 @@ describe('redeeming a set-password link', () => {
   it('when a newer link is created, then the older unused one stops working and the newer one works', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const older = await createLink(partner, user.id)
-    const newer = await createLink(partner, user.id)
+    const older = await createLink(user.id)
+    const newer = await createLink(user.id)
     expectProblem(await redeem(older.token, 'from the older link'), 404, 'password_link_invalid')
     expect((await redeem(newer.token, 'from the newer link')).statusCode).toBe(200)
   })
@@ -163,7 +176,7 @@ describe('redeeming a set-password link', () => {
   it('when the link has expired, then 404 password_link_invalid and no password is set', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     // A day later, as far as the link is concerned.
     await t.db.updateTable('password_links').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', link.id).execute()
     expectProblem(await redeem(link.token, 'too late pass phrase'), 404, 'password_link_invalid')
@@ -176,7 +189,7 @@ describe('redeeming a set-password link', () => {
     try {
       const partner = await shortLived.newPartner()
       const user = await newUser(partner)
-      const res = await call(shortLived.app, partner, 'POST', `/users/${user.id}/password_links`)
+      const res = await call(shortLived.app, operator, 'POST', `/users/${user.id}/password_links`)
       const link = res.json().password_link as CreatedLink
       expect(Date.parse(link.expires_at) - Date.parse(link.created_at)).toBe(600_000)
     } finally {
@@ -187,7 +200,7 @@ describe('redeeming a set-password link', () => {
   it('when the user was deactivated after the link was made, then the link does not work', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     await call(t.app, partner, 'POST', `/users/${user.id}/deactivation`)
     expectProblem(await redeem(link.token, 'deactivated pass phrase'), 404, 'password_link_invalid')
   })
@@ -195,7 +208,7 @@ describe('redeeming a set-password link', () => {
   it('when the password breaks the rules, then 422 at /password and the link still works', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     const res = await redeem(link.token, 'short')
     expectProblem(res, 422, 'validation_failed')
     expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/password' })])
@@ -211,7 +224,7 @@ describe('redeeming a set-password link', () => {
     try {
       const partner = await strict.newPartner()
       const user = await newUser(partner)
-      const link = (await call(strict.app, partner, 'POST', `/users/${user.id}/password_links`)).json().password_link as CreatedLink
+      const link = (await call(strict.app, operator, 'POST', `/users/${user.id}/password_links`)).json().password_link as CreatedLink
       const from = (token: string, remoteAddress: string) =>
         strict.app.inject({ method: 'POST', url: '/password_links/redemption', payload: { token, password: 'guessing pass phrase' }, remoteAddress })
       const guesser = freshAddress()
@@ -229,7 +242,7 @@ describe('redeeming a set-password link', () => {
   it('when a token is used, then it appears in no log line and in no later answer', async () => {
     const partner = await t.newPartner()
     const user = await newUser(partner)
-    const link = await createLink(partner, user.id)
+    const link = await createLink(user.id)
     await redeem(link.token, 'a logged pass phrase')
     const reads = await Promise.all([call(t.app, partner, 'GET', `/users/${user.id}`), call(t.app, partner, 'GET', '/users'), call(t.app, await t.newOperator(), 'GET', `/audit_events?resource_id=${user.id}`)])
     for (const res of reads) expect(res.body).not.toContain(link.token)

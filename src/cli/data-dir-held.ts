@@ -22,7 +22,7 @@ export function dataDirHeldAdvice(error: Pick<DataDirLockedError, 'dataDir' | 'h
       `allows one process at a time, so \`${command}\` cannot open it now.`,
     `While the service runs, ${INSTEAD[command] ?? 'do the same through the console or the API'}.`,
     'Console passwords: in the console open Users and choose "Set-password link" beside the user (an administrator of the',
-    "account, or an operator), or call POST /users/USER_ID/password_links with an operator key or a key of the user's account.",
+    "account, or an operator), or call POST /users/USER_ID/password_links with an operator key.",
     'The link is shown once; hand it over. It works once and expires (PASSWORD_LINK_TTL_SECONDS, 24 hours by default).',
     'Or stop the service first and run the command again. With PostgreSQL (DATABASE_URL) both can run at once.',
   ].join('\n')

@@ -9,7 +9,7 @@ import type { ConsoleSession } from '../modules/sessions/sessions.service.js'
  * Service-Api-Key header (minting tokens). `any`: any valid credential (key, token or console
  * session). `service`: operator credentials only (keys, tokens or sessions of a service account).
  * `account_admin`: operator credentials, or the session of a user with the admin role, for their
- * own account only (the service checks the account). `session`: the console session cookie only.
+ * own account only (the service checks the account): API keys and set-password links. `session`: the console session cookie only.
  */
 export type AuthPolicy = 'none' | 'api_key' | 'any' | 'service' | 'account_admin' | 'session'
 

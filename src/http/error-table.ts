@@ -346,7 +346,7 @@ export const errorTable = {
   admin_role_required: {
     status: 403,
     title: 'Admin role required',
-    description: "Managing users and API keys from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
+    description: "Managing users, API keys and set-password links from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
   },
   password_rules_not_met: {
     status: 422,

@@ -107,9 +107,14 @@ export function authorize(policy: AuthPolicy, identity: Identity): DomainError<E
         : httpError('forbidden', 'This endpoint is for the operator of the service; partner credentials may not call it.')
     case 'account_admin':
       // A person (console session) needs the admin role, operators included, as for managing users.
-      if (identity.user) return isAccountAdmin(identity.user) ? undefined : adminRoleRequired("manage the account's API keys")
+      // A partner API key is refused: with it, a key could mint itself a console administrator
+      // (a user with the admin role, then a set-password link) and so reach what keys may not.
+      if (identity.user) return isAccountAdmin(identity.user) ? undefined : adminRoleRequired("manage the account's API keys and console passwords")
       if (identity.accountKind === 'service') return undefined
-      return httpError('forbidden', "Managing API keys needs an operator credential or a console session of the account's administrator (admin role).")
+      return httpError(
+        'forbidden',
+        "Managing API keys and console passwords needs an operator credential or a console session of the account's administrator (admin role); a partner API key may not.",
+      )
   }
 }
 

@@ -237,7 +237,7 @@ export interface paths {
         put?: never;
         /**
          * Create a set-password link for a user
-         * @description Answers, once, a link that lets the user choose their console password (also to reset a forgotten one): no mail is sent, hand the link over yourself. It works once, for 86400 seconds (PASSWORD_LINK_TTL_SECONDS), and a newer link for the same user replaces it. Only the SHA-256 of its token is stored, so it cannot be shown again: create another if it is lost. Using it sets the password and ends the user's open console sessions. In the console only a user with the admin role may create links (403 admin_role_required); an API key creates them for users of its account, an operator for users of any account; another account's user answers 404. Idempotency-Key is not stored for this endpoint (the answer is a secret); retrying simply makes a newer link. The link points at the origin the request was made to (behind a proxy, set TRUST_PROXY so X-Forwarded-Proto and -Host are used).
+         * @description Answers, once, a link that lets the user choose their console password (also to reset a forgotten one): no mail is sent, hand the link over yourself. It works once, for 86400 seconds (PASSWORD_LINK_TTL_SECONDS), and a newer link for the same user replaces it. Only the SHA-256 of its token is stored, so it cannot be shown again: create another if it is lost. Using it sets the password and ends the user's open console sessions. A console user with the admin role creates links for users of their account, an operator (key, token or session) for users of any account; other console users answer 403 admin_role_required and partner API keys 403 forbidden (a key could otherwise make itself a console administrator). Another account's user answers 404. Idempotency-Key is not stored for this endpoint (the answer is a secret); retrying simply makes a newer link. The link points at the origin the request was made to (behind a proxy, set TRUST_PROXY so X-Forwarded-Proto and -Host are used).
          */
         post: operations["createPasswordLink"];
         delete?: never;
@@ -2677,7 +2677,7 @@ export interface components {
                  *       "type": "urn:enrollsync:problem:admin_role_required",
                  *       "title": "Admin role required",
                  *       "status": 403,
-                 *       "detail": "Managing users and API keys from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
+                 *       "detail": "Managing users, API keys and set-password links from the console needs a signed-in user with the admin role; ask one of your account's administrators.",
                  *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                  *       "code": "admin_role_required"
                  *     }
@@ -4864,7 +4864,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["MissingCredentials"];
-            403: components["responses"]["AdminRoleRequired"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["UserNotFound"];
             409: components["responses"]["UserDeactivated"];
             429: components["responses"]["RateLimited"];

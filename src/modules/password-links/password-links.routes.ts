@@ -6,8 +6,9 @@ import { PasswordLinkRedeemedResponse, PasswordLinkResponse, RedeemPasswordLinkB
 import type { PasswordLinksService } from './password-links.service.js'
 
 /**
- * Set-password links: created for a user by an administrator (console, API key of the account, or
- * an operator for any account), redeemed by whoever the link was handed to, without signing in.
+ * Set-password links: created for a user by an administrator of the account (a console session
+ * with the admin role) or an operator for any account, redeemed by whoever the link was handed
+ * to, without signing in. Partner API keys may not create them (see the `account_admin` policy).
  */
 export function passwordLinksRoutes(app: App, links: PasswordLinksService): void {
   const tags = ['Console sessions']
@@ -16,7 +17,7 @@ export function passwordLinksRoutes(app: App, links: PasswordLinksService): void
   app.post(
     '/users/:id/password_links',
     {
-      config: { auth: 'any' },
+      config: { auth: 'account_admin' },
       // The answer holds the token, and the Idempotency-Key store keeps answers in the clear for
       // replays: the key is dropped before the store's hook (added after this one) reads it.
       // Retrying without it is safe: a newer link replaces the older one.
@@ -30,16 +31,17 @@ export function passwordLinksRoutes(app: App, links: PasswordLinksService): void
           'Answers, once, a link that lets the user choose their console password (also to reset a forgotten one): no mail ' +
           `is sent, hand the link over yourself. It works once, for ${ttl} seconds (PASSWORD_LINK_TTL_SECONDS), and a newer ` +
           'link for the same user replaces it. Only the SHA-256 of its token is stored, so it cannot be shown again: create ' +
-          'another if it is lost. Using it sets the password and ends the user\'s open console sessions. In the console only a ' +
-          'user with the admin role may create links (403 admin_role_required); an API key creates them for users of its ' +
-          "account, an operator for users of any account; another account's user answers 404. Idempotency-Key is not " +
+          'another if it is lost. Using it sets the password and ends the user\'s open console sessions. A console user with ' +
+          "the admin role creates links for users of their account, an operator (key, token or session) for users of any " +
+          'account; other console users answer 403 admin_role_required and partner API keys 403 forbidden (a key could ' +
+          "otherwise make itself a console administrator). Another account's user answers 404. Idempotency-Key is not " +
           'stored for this endpoint (the answer is a secret); retrying simply makes a newer link. The link points at the ' +
           'origin the request was made to (behind a proxy, set TRUST_PROXY so X-Forwarded-Proto and -Host are used).',
         tags,
         params: IdParams,
         response: {
           201: PasswordLinkResponse,
-          ...problemResponses('admin_role_required', 'user_not_found', 'user_deactivated', 'console_email_taken'),
+          ...problemResponses('forbidden', 'admin_role_required', 'user_not_found', 'user_deactivated', 'console_email_taken'),
         },
       },
     },
