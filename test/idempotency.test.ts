@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { InsertQueryNode, sql, type KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestFingerprint } from '../src/http/idempotency.js'
 import { claimIdempotencyKey } from '../src/http/idempotency.repo.js'
 import { call, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -99,6 +100,36 @@ describe('Idempotency-Key on POST', () => {
     expect(other.statusCode).toBe(422)
     expect(other.json().code).toBe('idempotency_key_reused')
     expect(await userEmails(partner)).toEqual(['same@example.com'])
+  })
+
+  it('when a body starts with a UTF-8 byte order mark and carries a key, then it is created and the same request again is replayed', async () => {
+    const partner = await t.newPartner()
+    const key = newKey()
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/users',
+        headers: { 'service-api-key': partner.apiKey, 'content-type': 'application/json', 'idempotency-key': key },
+        // The body parser accepts a leading BOM (secure-json-parse strips it); the fingerprint must too.
+        payload: '\uFEFF{"user":{"email":"bom@example.com"}}',
+      })
+    const first = await send()
+    expect(first.statusCode, first.body).toBe(201)
+    expect(first.headers['idempotent-replayed']).toBeUndefined()
+    const again = await send()
+    expect(again.statusCode, again.body).toBe(201)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(first.json())
+    expect(await userEmails(partner)).toEqual(['bom@example.com'])
+  })
+
+  it('when the raw body cannot be parsed again, then the fingerprint falls back to the text instead of throwing', () => {
+    const fingerprint = (text: string) => requestFingerprint('POST', '/users', text)
+    expect(() => fingerprint('{"user":')).not.toThrow()
+    expect(fingerprint('{"user":')).toBe(fingerprint('{"user":'))
+    expect(fingerprint('{"user":')).not.toBe(fingerprint('{"user":1}'))
+    // With or without a BOM, the same JSON is the same request.
+    expect(fingerprint('\uFEFF{"b":1,"a":2}')).toBe(fingerprint('{"a":2,"b":1}'))
   })
 
   it('when the same key is used on another endpoint, then it counts as a different request (422)', async () => {

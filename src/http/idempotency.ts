@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import secureJson from 'secure-json-parse'
 import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
@@ -91,10 +92,23 @@ export function registerIdempotency(app: App, db: Db): void {
  * is parsed again (rather than using request.body) because validation may have filled defaults.
  */
 export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {
-  const text = rawBody ?? ''
-  // The parser accepted this text already, so it parses; an empty text is no body.
-  const body = text.trim() === '' ? '' : canonicalJson(JSON.parse(text))
-  return createHash('sha256').update(`${method} ${url}\n`).update(body).digest('hex')
+  return createHash('sha256').update(`${method} ${url}\n`).update(canonicalBody(rawBody ?? '')).digest('hex')
+}
+
+/**
+ * The body as canonical JSON, parsed the way the body parser in src/app.ts parses it
+ * (secure-json-parse, which also drops a leading byte order mark); an empty text is no body. The
+ * parser accepted this text already, but a fingerprint must never turn a request into a 500: if
+ * the text ever fails to parse here, the text itself is the fingerprint, in its own namespace so
+ * it cannot equal the canonical form of some JSON.
+ */
+function canonicalBody(text: string): string {
+  if (text.trim() === '') return ''
+  try {
+    return canonicalJson(secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
+  } catch {
+    return `raw:${text}`
+  }
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {
