@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
-import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { groupBody, uniqueId } from './helpers/group-fixtures.js'
 import { call, expectProblem, startTestApp, type TestApp } from './helpers/test-app.js'
@@ -28,6 +31,15 @@ describe('405 Method Not Allowed', () => {
     const res = await call(t.app, null, 'POST', '/watchers/01a213ea-c520-720b-a918-1c6212d71a0b?x=1')
     expectProblem(res, 405, 'method_not_allowed')
     expect(res.headers.allow).toBe('GET, HEAD, PATCH, DELETE')
+  })
+
+  it('when a route for the request\'s method matches but its handler finds nothing (a missing /docs/static file), then 404 route_not_found, not 405', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const res = await call(t.app, null, method, '/docs/static/nope.js')
+      expect(res.statusCode, `${method}: ${res.body}`).toBe(404)
+      expect(res.headers.allow, method).toBeUndefined()
+      if (method === 'GET') expectProblem(res, 404, 'route_not_found')
+    }
   })
 
   it('when the path is unknown for every method, then it stays 404 route_not_found', async () => {
@@ -265,6 +277,38 @@ describe('CORS', () => {
       const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(', ')
       expect(allowed).toEqual(expect.arrayContaining(['service-api-key', 'authorization', 'content-type', 'if-match', 'idempotency-key']))
       expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0)
+    })
+
+    it('when a console asset is answered to a listed origin, then its Vary names both Origin and Accept-Encoding', async () => {
+      // A console of its own: one page and one hashed script with the brotli copy the build writes.
+      const directory = mkdtempSync(join(tmpdir(), 'enrollsync-console-'))
+      mkdirSync(join(directory, 'assets'))
+      writeFileSync(join(directory, 'index.html'), '<!doctype html><title>console</title>')
+      const script = 'console.log("enrollsync");\n'.repeat(100)
+      writeFileSync(join(directory, 'assets', 'app-1a2b3c.js'), script)
+      writeFileSync(join(directory, 'assets', 'app-1a2b3c.js.br'), brotliCompressSync(script))
+      const withConsole = await startTestApp({ database: t.database, corsOrigins: [ORIGIN], consoleDirectory: directory })
+      try {
+        for (const [url, encoding] of [['/console/assets/app-1a2b3c.js', 'br'], ['/console/assets/app-1a2b3c.js', ''], ['/console/', 'br']] as const) {
+          const res = await call(withConsole.app, null, 'GET', url, undefined, { origin: ORIGIN, ...(encoding ? { 'accept-encoding': encoding } : {}) })
+          expect(res.statusCode, url).toBe(200)
+          expect(res.headers['access-control-allow-origin'], url).toBe(ORIGIN)
+          const vary = String(res.headers.vary).split(',').map((name) => name.trim().toLowerCase())
+          expect(vary, `${url} ${encoding}`).toEqual(expect.arrayContaining(['origin', 'accept-encoding']))
+          expect(new Set(vary).size, `${url} ${encoding}: ${res.headers.vary}`).toBe(vary.length)
+        }
+      } finally {
+        await withConsole.close()
+        rmSync(directory, { recursive: true, force: true })
+      }
+    })
+
+    it('when an answer to a listed origin is compressed, then its Vary keeps Origin beside Accept-Encoding', async () => {
+      const res = await call(cors.app, null, 'GET', '/docs/json', undefined, { origin: ORIGIN, 'accept-encoding': 'br' })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-encoding']).toBe('br')
+      const vary = String(res.headers.vary).split(',').map((name) => name.trim().toLowerCase())
+      expect(vary).toEqual(expect.arrayContaining(['origin', 'accept-encoding']))
     })
 
     it('when an unlisted origin sends a preflight, then it gets no CORS header and the browser stops there', async () => {

@@ -3,6 +3,7 @@ import { extname, join, relative, sep } from 'node:path'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from './app-types.js'
 import { httpError } from './problem.js'
+import { appendVary } from './vary.js'
 
 export const CONSOLE_PREFIX = '/console'
 
@@ -67,7 +68,8 @@ export function loadConsoleAssets(directory: string): Map<string, Asset> | undef
 function send(request: FastifyRequest, reply: FastifyReply, asset: Asset): FastifyReply {
   const accepted = String(request.headers['accept-encoding'] ?? '')
   reply.header('Content-Type', asset.type)
-  reply.header('Vary', 'Accept-Encoding')
+  // Added to, not replaced: the CORS hook's Vary: Origin must stay on the answer.
+  appendVary(reply, 'Accept-Encoding')
   reply.header('X-Content-Type-Options', 'nosniff')
   reply.header('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
   if (asset.type.startsWith('text/html')) {

@@ -1,4 +1,5 @@
 import type { App } from './app-types.js'
+import { appendVary } from './vary.js'
 
 /** What a browser page on a listed origin may send: the credentials, bodies and conditions the API reads. */
 const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Service-Api-Key', 'X-Request-Id']
@@ -37,7 +38,7 @@ export function registerCors(app: App, origins: readonly string[]): void {
 
   app.addHook('onRequest', async (request, reply) => {
     // The answer depends on Origin whenever CORS is on: shared caches must keep them apart.
-    reply.header('Vary', 'Origin')
+    appendVary(reply, 'Origin')
     const origin = request.headers.origin
     if (origin === undefined || !listed.has(origin)) return
     reply.header('Access-Control-Allow-Origin', origin)

@@ -19,9 +19,16 @@ export function registerUnknownRouteAnswers(app: App): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!
+    const notFound = () => sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${path}.`))
+    // GET and HEAD are one method here: Fastify answers HEAD with the GET route.
+    const asked = request.method === 'GET' || request.method === 'HEAD' ? ['GET', 'HEAD'] : [request.method]
+    const answers = (method: string) => methods.has(method as HTTPMethods) && app.findRoute({ method: method as HTTPMethods, url: path }) !== null
+    // A route for this very method took the request and found nothing (reply.callNotFound(), as
+    // @fastify/static does for a missing file under /docs/static/*): the path is fine, the thing is not.
+    if (asked.some(answers)) return notFound()
     // Only failed lookups pay for this: a handful of router lookups with the real path.
-    const allowed = [...methods].filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null).sort(byReadingOrder)
-    if (allowed.length === 0) return sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${path}.`))
+    const allowed = [...methods].filter((method) => !asked.includes(method) && answers(method)).sort(byReadingOrder)
+    if (allowed.length === 0) return notFound()
     reply.header('Allow', allowed.join(', '))
     return sendProblem(reply, problem(request, 'method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`))
   })
