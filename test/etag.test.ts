@@ -151,6 +151,17 @@ describe('If-Match details', () => {
     expect(res.statusCode).toBe(200)
   })
 
+  it('when a watcher is deleted with a stale If-Match, then 412 and it still exists; with the current tag, it is deleted', async () => {
+    const { read, write } = await resources.watcher!.create()
+    const before = String((await call(t.app, partner, 'GET', read)).headers.etag)
+    await call(t.app, partner, 'PATCH', write, { watcher: { description: 'changed by someone else' } })
+    expectProblem(await call(t.app, partner, 'DELETE', write, undefined, { 'if-match': before }), 412, 'precondition_failed')
+    const current = await call(t.app, partner, 'GET', read)
+    expect(current.statusCode).toBe(200)
+    expect((await call(t.app, partner, 'DELETE', write, undefined, { 'if-match': String(current.headers.etag) })).statusCode).toBe(204)
+    expect((await call(t.app, partner, 'GET', read)).statusCode).toBe(404)
+  })
+
   it('when the resource is not in the account, then 404 whatever If-Match says', async () => {
     const { write } = await resources.watcher!.create()
     const other = await t.newPartner()

@@ -1166,7 +1166,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a watcher
-         * @description It receives nothing from now on (queued attempts fail unsent) and answers 404, as do its deliveries. The service keeps the record of its deliveries.
+         * @description It receives nothing from now on (queued attempts fail unsent) and answers 404, as do its deliveries. The service keeps the record of its deliveries. With `If-Match`, only while the watcher is still the version read (else 412).
          */
         delete: operations["deleteWatcher"];
         options?: never;
@@ -8474,7 +8474,13 @@ export interface operations {
     deleteWatcher: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The ETag you last read (from GET or the previous write). When the resource has changed since, the write is refused with 412 precondition_failed and nothing changes. `*` matches any current version.
+                 * @example "3q2-7w1VSOu8n2Zyq4rR_A"
+                 */
+                "if-match"?: string;
+            };
             path: {
                 /** @description UUID */
                 id: components["parameters"]["Id"];
@@ -8492,6 +8498,7 @@ export interface operations {
             };
             401: components["responses"]["MissingCredentials"];
             404: components["responses"]["WatcherNotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

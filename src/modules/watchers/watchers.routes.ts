@@ -117,14 +117,15 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
         summary: 'Delete a watcher',
         description:
           'It receives nothing from now on (queued attempts fail unsent) and answers 404, as do its deliveries. The service ' +
-          'keeps the record of its deliveries.',
+          'keeps the record of its deliveries. With `If-Match`, only while the watcher is still the version read (else 412).',
         tags,
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses('watcher_not_found') },
+        headers: IfMatchHeaders,
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses('watcher_not_found', 'precondition_failed') },
       },
     },
     async (request, reply) => {
-      await watchers.deleteWatcher(requireActor(request), request.params.id)
+      await watchers.deleteWatcher(requireActor(request), request.params.id, readIfMatch(request))
       return reply.code(204).send(null)
     },
   )

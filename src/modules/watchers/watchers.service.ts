@@ -155,11 +155,16 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
       return presentWatcher(row)
     },
 
-    /** Kept as deleted so its deliveries stay explainable; it answers 404 and receives nothing from now on. */
-    async deleteWatcher(actor: Actor, id: string): Promise<void> {
+    /**
+     * Kept as deleted so its deliveries stay explainable; it answers 404 and receives nothing from
+     * now on. With `ifMatch`, only while the watcher is still the version the client read: a
+     * client deleting what it read must not delete what someone has changed since.
+     */
+    async deleteWatcher(actor: Actor, id: string, ifMatch?: IfMatch): Promise<void> {
       await db.transaction().execute(async (tx) => {
         const locked = await repo.findWatcherForUpdate(tx, accountScopeOf(actor), id)
         if (!locked) throw watcherNotFound()
+        checkIfMatch(ifMatch, presentWatcher(locked))
         const now = new Date()
         await repo.updateWatcher(tx, id, { deleted_at: now, updated_at: now })
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher.deleted', resourceType: 'watcher', resourceId: id })
