@@ -5,6 +5,7 @@ import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { asConsoleEmailTaken, checkMayHoldPassword, hashNewPassword, storePassword } from '../sessions/console-passwords.service.js'
+import { createFailureLockout } from '../sessions/failure-lockout.js'
 import { lockUser } from '../sessions/sessions.repo.js'
 import type { ConsoleSessionSettings } from '../sessions/session-settings.js'
 import { userNotFound } from '../users/users.errors.js'
@@ -33,24 +34,15 @@ const addressKey = (address: string) => `password-link:address:${address}`
  * answered once to whoever made it, to be handed over.
  */
 export function createPasswordLinksService({ db, failureCounter, settings, now = () => new Date() }: PasswordLinksDeps) {
-  const windowMs = settings.failureWindowSeconds * 1000
-
-  async function counted<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work()
-    } catch (error) {
-      // Failing closed, as sign-in does: without the counter, tokens could be tried without limit.
-      throw Object.assign(passwordLinksUnavailable(), { cause: error })
-    }
-  }
+  const lockout = createFailureLockout(failureCounter, settings.failureWindowSeconds, passwordLinksUnavailable)
 
   async function refuseWhenLockedOut(key: string): Promise<void> {
-    const window = await counted(() => failureCounter.peek(key))
-    if (window.count >= settings.maxFailuresPerAddress) throw new PasswordLinkRateLimited(Math.max(1, Math.ceil(window.resetInMs / 1000)))
+    const retryAfter = await lockout.retryAfterSeconds([{ key, max: settings.maxFailuresPerAddress }])
+    if (retryAfter !== undefined) throw new PasswordLinkRateLimited(retryAfter)
   }
 
   async function failed(key: string): Promise<never> {
-    await counted(() => failureCounter.hit(key, windowMs))
+    await lockout.countFailure([key])
     throw passwordLinkInvalid()
   }
 

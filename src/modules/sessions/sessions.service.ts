@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../../db/schema.js'
-import type { RateLimitStore, WindowCount } from '../../http/rate-limit.js'
+import type { RateLimitStore } from '../../http/rate-limit.js'
 import type { Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { KeyedQueue } from '../../lib/keyed-queue.js'
 import { verifyAgainstDummy, verifyPassword } from '../../lib/passwords.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { presentUser } from '../users/users.service.js'
+import { createFailureLockout } from './failure-lockout.js'
 import { signInFailed, SignInRateLimited, signInUnavailable } from './sessions.errors.js'
 import * as repo from './sessions.repo.js'
 import type { Session, SignInInput } from './sessions.schema.js'
@@ -51,32 +52,20 @@ function consoleActor(
 }
 
 export function createSessionsService({ db, failureCounter, settings, now = () => new Date() }: SessionsServiceDeps) {
-  const windowMs = settings.failureWindowSeconds * 1000
+  const lockout = createFailureLockout(failureCounter, settings.failureWindowSeconds, signInUnavailable)
   // The lockout is peek, verify, then count: attempts on one email or from one address run one at
   // a time in this process, so parallel guesses cannot all pass the peek before any is counted
   // (with several instances, each may let one extra attempt through). It also bounds the scrypt
   // work a single address can queue at once.
   const attempts = new KeyedQueue()
 
-  async function counted<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work()
-    } catch (error) {
-      // Failing closed: without the counters a password could be guessed without limit.
-      throw Object.assign(signInUnavailable(), { cause: error })
-    }
-  }
-
   /** Refuses before the password is checked when this email or address used up its failures. */
   async function refuseWhenLockedOut(keys: { email: string; address: string }): Promise<void> {
-    const [byEmail, byAddress] = await counted(() => Promise.all([failureCounter.peek(keys.email), failureCounter.peek(keys.address)]))
-    const exceeded: WindowCount[] = []
-    if (byEmail.count >= settings.maxFailuresPerEmail) exceeded.push(byEmail)
-    if (byAddress.count >= settings.maxFailuresPerAddress) exceeded.push(byAddress)
-    if (exceeded.length > 0) {
-      const resetInMs = Math.max(...exceeded.map((window) => window.resetInMs))
-      throw new SignInRateLimited(Math.max(1, Math.ceil(resetInMs / 1000)))
-    }
+    const retryAfter = await lockout.retryAfterSeconds([
+      { key: keys.email, max: settings.maxFailuresPerEmail },
+      { key: keys.address, max: settings.maxFailuresPerAddress },
+    ])
+    if (retryAfter !== undefined) throw new SignInRateLimited(retryAfter)
   }
 
   return {
@@ -94,7 +83,7 @@ export function createSessionsService({ db, failureCounter, settings, now = () =
         const found = await repo.findSignInCandidate(db, email)
         const verified = found ? await verifyPassword(input.password, found.user.password_hash) : await verifyAgainstDummy(input.password)
         if (!found || !verified) {
-          await counted(() => Promise.all([failureCounter.hit(keys.email, windowMs), failureCounter.hit(keys.address, windowMs)]))
+          await lockout.countFailure([keys.email, keys.address])
           throw signInFailed()
         }
         return found
