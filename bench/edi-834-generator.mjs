@@ -59,14 +59,14 @@ function* members() {
     for (const [k, relationship] of family.entries()) {
       const n = i * 3 + k
       const coverages = PLANS.slice(0, 2 + (i % 2 === 0 ? 1 : 0)).map((plan) => ({
-        maintenance: 'addition', ...plan, coverageLevel: level, startDate: '2025-02-01', endDate: null, volume: null,
+        maintenance: 'addition', ...plan, coverageLevel: level, startDate: '2025-02-01', endDate: null, maintenanceEffectiveDate: null, volume: null,
         primaryCareProvider: plan.productLine === 'medical' && k === 0 ? { npi: '1234567893', first_name: 'Grace', last_name: 'Hopper', organization_name: null } : null,
       }))
       yield {
-        subscriber: k === 0, relationship, maintenance: 'addition', reason: 'initial_enrollment', benefitStatus: 'active',
+        subscriber: k === 0, relationship, maintenance: 'addition', reason: 'initial_enrollment', benefitStatus: 'active', cobraQualifyingEvent: null,
         employmentStatus: k === 0 ? 'full_time' : null, handicapped: null,
         subscriberIdentifier: `EMP-${i}`, groupPolicyNumber: 'GRP-BENCH', memberId: `member-${n}`, carrierMemberId: null,
-        employmentStartDate: k === 0 ? '2020-01-06' : null, employmentEndDate: null, eligibilityStartDate: '2025-02-01', maintenanceEffectiveDate: null,
+        employmentStartDate: k === 0 ? '2020-01-06' : null, employmentEndDate: null, cobraStartDate: null, eligibilityStartDate: '2025-02-01', eligibilityEndDate: null, maintenanceEffectiveDate: null,
         firstName: `First${n}`, middleName: null, lastName: `Last${i}`, ssn: String(100_000_000 + n * 7).slice(0, 9),
         phone: k === 0 ? '2175550100' : null, email: k === 0 ? `person${i}@example.com` : null,
         residentialAddress: address,

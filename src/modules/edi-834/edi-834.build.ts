@@ -1,5 +1,6 @@
 import {
   BENEFIT_STATUS,
+  COBRA_QUALIFYING_EVENT,
   COVERAGE_LEVEL,
   EMPLOYMENT_STATUS,
   FILE_ACTION,
@@ -120,8 +121,8 @@ export function memberSegments(member: Edi834Member): X12Segment[] {
       code(MAINTENANCE_TYPE, member.maintenance, 'maintenance type'),
       code(MAINTENANCE_REASON, member.reason, 'maintenance reason'),
       code(BENEFIT_STATUS, member.benefitStatus, 'benefit status'),
-      null,
-      null,
+      null, // INS06 Medicare status: not sent
+      member.cobraQualifyingEvent ? code(COBRA_QUALIFYING_EVENT, member.cobraQualifyingEvent, 'COBRA qualifying event') : null,
       member.subscriber && member.employmentStatus ? code(EMPLOYMENT_STATUS, member.employmentStatus, 'employment status') : null,
       null,
       member.handicapped === null ? null : member.handicapped ? 'Y' : 'N',
@@ -134,7 +135,9 @@ export function memberSegments(member: Edi834Member): X12Segment[] {
   out.push(
     ...dateSegment('336', member.employmentStartDate),
     ...dateSegment('337', member.employmentEndDate),
+    ...dateSegment('340', member.cobraStartDate),
     ...dateSegment('356', member.eligibilityStartDate),
+    ...dateSegment('357', member.eligibilityEndDate),
     ...dateSegment('303', member.maintenanceEffectiveDate),
   )
 
@@ -196,6 +199,8 @@ function coverageSegments(coverage: Edi834Coverage): X12Segment[] {
     ),
     segment('DTP', '348', 'D8', toD8(coverage.startDate)),
     ...dateSegment('349', coverage.endDate),
+    // X220A1 allows 303 "Maintenance Effective" among the 2300 dates: when an HD*001 change applies.
+    ...dateSegment('303', coverage.maintenanceEffectiveDate),
   ]
   if (coverage.volume !== null) out.push(segment('AMT', VOLUME_AMOUNT_QUALIFIER, String(Math.round(coverage.volume))))
   // REF*CE "Class of Contract Code": the plan's external identifier, so a census names the plan back.

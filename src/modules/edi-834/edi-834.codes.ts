@@ -1,4 +1,4 @@
-import type { Edi834Coverage, Edi834Member, FileAction, MaintenanceReason, MaintenanceType, MemberRelationship } from './edi-834.model.js'
+import type { CobraQualifyingEvent, Edi834Coverage, Edi834Member, FileAction, MaintenanceReason, MaintenanceType, MemberRelationship } from './edi-834.model.js'
 
 /**
  * The service's words ↔ X12 834 (005010X220A1) codes. Every table is exported both ways: the
@@ -56,6 +56,28 @@ export const MAINTENANCE_REASON = codeTable<MaintenanceReason>({
   termination_of_employment: '08',
   no_reason: 'AI', // "No Reason Given"
   audit: 'XN', // "Notification Only": used with INS03 030 (audit files)
+  adoption: '05',
+  legal_separation: '31',
+  death: '03',
+  surviving_spouse: '11',
+  cobra: '09', // "Change in Status ... COBRA": the member continues under COBRA
+  re_enrollment: '41',
+  plan_change: '22',
+})
+
+/**
+ * INS07 COBRA qualifying event code (X220A1: 1 termination of employment, 2 reduction of work
+ * hours, 3 Medicare, 4 death, 5 divorce, 6 separation, 7 ineligible child, 8 bankruptcy of the
+ * retiree's former employer, 9 layoff, 10 leave of absence, ZZ mutually defined). The service
+ * sends the six events it has words for.
+ */
+export const COBRA_QUALIFYING_EVENT = codeTable<CobraQualifyingEvent>({
+  termination_of_employment: '1',
+  reduction_of_hours: '2',
+  death: '4',
+  divorce: '5',
+  legal_separation: '6',
+  ineligible_child: '7',
 })
 
 /** INS05 benefit status code. */

@@ -4,7 +4,7 @@ import { X12Parser } from 'node-x12'
 import { describe, expect, it } from 'vitest'
 import { parse834 } from './edi-834.parse.js'
 import { check834 } from './edi-834.rules.js'
-import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
+import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
 import { write834ToString } from './edi-834.writer.js'
 
 /**
@@ -25,6 +25,11 @@ const CASES = [
     file: 'change.edi',
     what: 'a change file: an addition, a change and a termination',
     write: () => write834ToString({ ...ENVELOPE, interchangeControlNumber: 43, createdAt: new Date('2025-03-11T09:05:00Z') }, CHANGE_HEADER, CHANGE_MEMBERS),
+  },
+  {
+    file: 'life-events.edi',
+    what: 'a life-event change file: an adoption with dated coverage level and volume changes, a COBRA continuation, a termination with eligibility end',
+    write: () => write834ToString({ ...ENVELOPE, interchangeControlNumber: 44, createdAt: new Date('2025-04-14T08:00:00Z') }, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS),
   },
 ]
 

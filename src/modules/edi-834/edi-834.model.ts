@@ -61,6 +61,16 @@ export type MaintenanceReason =
   | 'termination_of_employment'
   | 'no_reason'
   | 'audit'
+  | 'adoption'
+  | 'legal_separation'
+  | 'death'
+  | 'surviving_spouse'
+  | 'cobra'
+  | 're_enrollment'
+  | 'plan_change'
+
+/** INS07: the event that made a member eligible for COBRA continuation (only with INS05 C). */
+export type CobraQualifyingEvent = 'termination_of_employment' | 'reduction_of_hours' | 'death' | 'divorce' | 'legal_separation' | 'ineligible_child'
 
 export interface Edi834Address {
   address_line_1: string
@@ -91,6 +101,11 @@ export interface Edi834Coverage {
   coverageLevel: 'employee_only' | 'employee_and_spouse' | 'employee_and_children' | 'family' | 'employee_and_one_dependent' | 'individual'
   startDate: string
   endDate: string | null
+  /**
+   * DTP*303 in loop 2300: the date a change to this coverage takes effect. Sent on HD*001 loops
+   * (a new HD05 coverage level or AMT volume from that date); null writes nothing.
+   */
+  maintenanceEffectiveDate: string | null
   /** AMT*FK benefit amount (life volume), where the plan carries one (see edi-834.codes.ts). */
   volume: number | null
   /** Loop 2310 primary care provider. */
@@ -105,6 +120,8 @@ export interface Edi834Member {
   reason: MaintenanceReason
   /** INS05: A active, C COBRA. */
   benefitStatus: 'active' | 'cobra'
+  /** INS07: why COBRA continuation applies; null writes nothing (members not on COBRA). */
+  cobraQualifyingEvent: CobraQualifyingEvent | null
   /** INS08 for subscribers: the employment status value of the API (full_time, part_time, ...). */
   employmentStatus: string | null
   handicapped: boolean | null
@@ -118,8 +135,12 @@ export interface Edi834Member {
   carrierMemberId: string | null
   employmentStartDate: string | null
   employmentEndDate: string | null
+  /** DTP*340 COBRA begin: the first day of COBRA continuation. */
+  cobraStartDate: string | null
   /** DTP*356 eligibility begin (the qualifying life event's eligibility start date). */
   eligibilityStartDate: string | null
+  /** DTP*357 eligibility end: the last day the member is eligible (terminations). */
+  eligibilityEndDate: string | null
   /** DTP*303 maintenance effective date, on change files. */
   maintenanceEffectiveDate: string | null
   firstName: string

@@ -1,5 +1,6 @@
 import {
   BENEFIT_STATUS,
+  COBRA_QUALIFYING_EVENT,
   COVERAGE_LEVEL,
   EMPLOYMENT_STATUS,
   GENDER,
@@ -65,6 +66,7 @@ export class MemberBuilder {
       // INS04 is situational: without it no reason was given.
       reason: el(ins, 4) === '' ? 'no_reason' : wordOf(MAINTENANCE_REASON, el(ins, 4), ins, 'INS04'),
       benefitStatus: wordOf(BENEFIT_STATUS, el(ins, 5), ins, 'INS05'),
+      cobraQualifyingEvent: el(ins, 7) === '' ? null : wordOf(COBRA_QUALIFYING_EVENT, el(ins, 7), ins, 'INS07'),
       employmentStatus: el(ins, 8) === '' ? null : wordOf(EMPLOYMENT_STATUS, el(ins, 8), ins, 'INS08'),
       handicapped: handicap === 'Y' ? true : handicap === 'N' ? false : null,
       groupPolicyNumber: null,
@@ -72,7 +74,9 @@ export class MemberBuilder {
       carrierMemberId: null,
       employmentStartDate: null,
       employmentEndDate: null,
+      cobraStartDate: null,
       eligibilityStartDate: null,
+      eligibilityEndDate: null,
       maintenanceEffectiveDate: null,
       firstName: '',
       middleName: null,
@@ -167,7 +171,9 @@ export class MemberBuilder {
       const value = (): string => dateOf(el(seg, 3), seg, 'DTP03')
       if (qualifier === '336') m.employmentStartDate = value()
       else if (qualifier === '337') m.employmentEndDate = value()
+      else if (qualifier === '340') m.cobraStartDate = value()
       else if (qualifier === '356') m.eligibilityStartDate = value()
+      else if (qualifier === '357') m.eligibilityEndDate = value()
       else if (qualifier === '303') m.maintenanceEffectiveDate = value()
     } else if (this.place === '2300') {
       const coverage = this.coverages.at(-1)?.coverage
@@ -175,6 +181,7 @@ export class MemberBuilder {
       const raw = el(seg, 2) === 'RD8' ? (qualifier === '349' ? el(seg, 3).slice(-8) : el(seg, 3).slice(0, 8)) : el(seg, 3)
       if (coverage && qualifier === '348') coverage.startDate = dateOf(raw, seg, 'DTP03')
       if (coverage && qualifier === '349') coverage.endDate = dateOf(raw, seg, 'DTP03')
+      if (coverage && qualifier === '303') coverage.maintenanceEffectiveDate = dateOf(raw, seg, 'DTP03')
     }
   }
 
@@ -235,6 +242,7 @@ export class MemberBuilder {
         coverageLevel: wordOf(COVERAGE_LEVEL, el(seg, 5), seg, 'HD05'),
         startDate: null,
         endDate: null,
+        maintenanceEffectiveDate: null,
         volume: null,
         primaryCareProvider: null,
       },

@@ -1,11 +1,12 @@
 import fc from 'fast-check'
 import { X12Parser } from 'node-x12'
 import { describe, expect, it } from 'vitest'
+import { COBRA_QUALIFYING_EVENT, MAINTENANCE_REASON } from './edi-834.codes.js'
 import { Edi834ParseError } from './edi-834.errors.js'
 import type { Edi834Member } from './edi-834.model.js'
 import { parse834 } from './edi-834.parse.js'
 import { check834 } from './edi-834.rules.js'
-import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
+import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
 import { write834ToString } from './edi-834.writer.js'
 import { sanitizeElement } from './x12-segments.js'
 
@@ -30,6 +31,35 @@ describe('parse834 round trip', () => {
     const members = parse834(text).members
     expect(members).toEqual(CHANGE_MEMBERS)
     expect(members[2]?.coverages[0]).toMatchObject({ maintenance: 'termination', endDate: '2025-03-31' })
+  })
+
+  it('when a life-event change file is read back, then COBRA (INS07, DTP*340), eligibility end (DTP*357) and coverage changes dated by the 2300 DTP*303 come back', async () => {
+    const text = await write834ToString(ENVELOPE, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS)
+    expect(check834(text)).toEqual([])
+    const members = parse834(text).members
+    expect(members).toEqual(LIFE_EVENT_MEMBERS)
+    expect(members[0]).toMatchObject({ reason: 'adoption', maintenanceEffectiveDate: '2025-04-12' })
+    expect(members[0]?.coverages.map((c) => [c.maintenance, c.coverageLevel, c.maintenanceEffectiveDate, c.volume])).toEqual([
+      ['change', 'employee_and_children', '2025-04-12', null],
+      ['change', 'employee_only', '2025-04-12', 75000],
+    ])
+    expect(members[2]).toMatchObject({ reason: 'cobra', benefitStatus: 'cobra', cobraQualifyingEvent: 'termination_of_employment', cobraStartDate: '2025-04-01' })
+    expect(members[3]).toMatchObject({ employmentEndDate: '2025-05-09', eligibilityEndDate: '2025-05-31', cobraQualifyingEvent: null, cobraStartDate: null })
+  })
+
+  it('when every INS04 reason and INS07 COBRA event is written, then each reads back as the same word', async () => {
+    const base = MINIMAL_FAMILY[0]!
+    const reasons = Object.keys(MAINTENANCE_REASON.toCode) as Edi834Member['reason'][]
+    const events = Object.keys(COBRA_QUALIFYING_EVENT.toCode) as NonNullable<Edi834Member['cobraQualifyingEvent']>[]
+    const members: Edi834Member[] = [
+      ...reasons.map((reason, i) => ({ ...base, reason, maintenance: reason === 'audit' ? ('audit' as const) : ('addition' as const), subscriberIdentifier: `R-${i}` })),
+      ...events.map((cobraQualifyingEvent, i) => ({ ...base, reason: 'cobra' as const, benefitStatus: 'cobra' as const, cobraQualifyingEvent, subscriberIdentifier: `C-${i}` })),
+    ]
+    const text = await write834ToString(ENVELOPE, { ...CHANGE_HEADER, totals: { subscribers: members.length, dependents: 0 } }, members)
+    expect(check834(text)).toEqual([])
+    const read = parse834(text).members
+    expect(read.map((m) => m.reason)).toEqual(members.map((m) => m.reason))
+    expect(read.map((m) => m.cobraQualifyingEvent)).toEqual(members.map((m) => m.cobraQualifyingEvent))
   })
 
   it('when the envelope and header are read, then they match what was written', async () => {
@@ -112,6 +142,8 @@ describe('parse834 errors', () => {
     expect(() => parse834(text.replace('INS*N*01*', 'INS*N*38*'))).toThrow(expect.objectContaining({ code: 'unsupported_code' }))
     expect(() => parse834(text.replace('DMG*D8*19850314', 'DMG*D8*19851314'))).toThrow(expect.objectContaining({ code: 'bad_value' }))
     expect(() => parse834(text.replace('HD*021**DEN', 'HD*021**XYZ'))).toThrow(/HD03 'XYZ'/)
+    // INS07 8 (bankruptcy of the retiree's former employer) is valid X12 but has no word here
+    expect(() => parse834(text.replace('INS*Y*18*021*28*A***FT', 'INS*Y*18*021*28*C**8*FT'))).toThrow(/INS07 '8'/)
   })
 
   it('when a valid file is cut or corrupted anywhere, then parsing answers or throws Edi834ParseError, never another error, and check834 never throws', async () => {

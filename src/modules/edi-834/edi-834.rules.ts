@@ -31,6 +31,7 @@ const UNBOUNDED = Number.POSITIVE_INFINITY
 const RELATIONSHIP_CODES = ['01', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '23', '24', '25', '26', '31', '38', '53', '60', 'D2', 'G8', 'G9']
 // 02 (Birth) is in X220A1's list (carriers' guides show it) though stupidedi's table omits it.
 const MAINTENANCE_REASON_CODES = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '14', '15', '16', '17', '18', '20', '21', '22', '25', '26', '27', '28', '29', '31', '32', '33', '37', '38', '39', '40', '41', '43', '59', 'AA', 'AB', 'AC', 'AD', 'AE', 'AF', 'AG', 'AH', 'AI', 'AJ', 'AL', 'EC', 'XN', 'XT']
+const COBRA_QUALIFYING_EVENT_CODES = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'ZZ']
 const INSURANCE_LINE_CODES = ['AG', 'AH', 'AJ', 'AK', 'DCP', 'DEN', 'EPO', 'FAC', 'HE', 'HLT', 'HMO', 'LTC', 'LTD', 'MM', 'MOD', 'PDG', 'POS', 'PPO', 'PRA', 'STD', 'UR', 'VIS']
 const COVERAGE_LEVEL_CODES = ['CHD', 'DEP', 'E1D', 'E2D', 'E3D', 'E5D', 'E6D', 'E7D', 'E8D', 'E9D', 'ECH', 'EMP', 'ESP', 'FAM', 'IND', 'SPC', 'SPO', 'TWO']
 const COMMUNICATION_QUALIFIERS = ['AP', 'BN', 'CP', 'EM', 'EX', 'FX', 'HP', 'TE', 'WP']
@@ -144,7 +145,7 @@ const loop2700 = loop('2700', 'Additional Reporting Categories', S, 1, [
 const loop2000 = loop('2000', 'Member Level Detail', R, UNBOUNDED, [
   seg('INS', 'Member Level Detail', R, 1, {
     1: { usage: R, codes: ['Y', 'N'] }, 2: { usage: R, codes: RELATIONSHIP_CODES }, 3: { usage: R, codes: ['001', '021', '024', '025', '030'] },
-    4: { codes: MAINTENANCE_REASON_CODES }, 5: { usage: R, codes: ['A', 'C', 'S', 'T'] },
+    4: { codes: MAINTENANCE_REASON_CODES }, 5: { usage: R, codes: ['A', 'C', 'S', 'T'] }, 7: { codes: COBRA_QUALIFYING_EVENT_CODES },
     8: { codes: ['AC', 'AO', 'AU', 'FT', 'L1', 'PT', 'RT', 'TE'] }, 9: { codes: ['F', 'N', 'P'] }, 10: { codes: ['Y', 'N'] },
   }, { conditions: [
     { when: { element: 1, in: ['Y'] }, then: { element: 2, codes: ['18'] } },

@@ -47,6 +47,7 @@ function coverage(overrides: Partial<Edi834Coverage>): Edi834Coverage {
     coverageLevel: 'family',
     startDate: '2025-02-01',
     endDate: null,
+    maintenanceEffectiveDate: null,
     volume: null,
     primaryCareProvider: null,
     ...overrides,
@@ -60,6 +61,7 @@ function member(overrides: Partial<Edi834Member>): Edi834Member {
     maintenance: 'addition',
     reason: 'initial_enrollment',
     benefitStatus: 'active',
+    cobraQualifyingEvent: null,
     employmentStatus: null,
     handicapped: null,
     subscriberIdentifier: 'EMP-001',
@@ -68,7 +70,9 @@ function member(overrides: Partial<Edi834Member>): Edi834Member {
     carrierMemberId: null,
     employmentStartDate: null,
     employmentEndDate: null,
+    cobraStartDate: null,
     eligibilityStartDate: null,
+    eligibilityEndDate: null,
     maintenanceEffectiveDate: null,
     firstName: 'Test',
     middleName: null,
@@ -240,6 +244,89 @@ export const CHANGE_MEMBERS: readonly Edi834Member[] = [
     gender: 'male',
     coverages: [
       coverage({ maintenance: 'termination', productLine: 'medical', planDescription: 'Gold PPO 500', planExternalIdentifier: 'MED-GOLD', coverageLevel: 'employee_only', startDate: '2024-02-01', endDate: '2025-03-31' }),
+    ],
+  }),
+]
+
+/** The builders above, for tests that assemble their own members (defaults: a child added to EMP-001 dental). */
+export { coverage as testCoverage, member as testMember }
+
+export const LIFE_EVENT_HEADER: Edi834Header = {
+  ...CHANGE_HEADER,
+  reference: 'FD-2025-0003',
+  totals: { subscribers: 3, dependents: 1 },
+}
+
+/**
+ * A change file with the life-event fields: an adoption (the subscriber's dental level changes
+ * from a date, the child is added), a COBRA continuation, and a termination with employment and
+ * eligibility end dates.
+ */
+export const LIFE_EVENT_MEMBERS: readonly Edi834Member[] = [
+  member({
+    subscriber: true,
+    relationship: 'self',
+    maintenance: 'change',
+    reason: 'adoption',
+    employmentStatus: 'full_time',
+    subscriberIdentifier: 'EMP-002',
+    memberId: '0194f1a2-0000-7000-8000-000000000004',
+    maintenanceEffectiveDate: '2025-04-12',
+    firstName: 'Dee',
+    lastName: 'Lopez',
+    birthDate: '1979-12-31',
+    gender: 'female',
+    coverages: [
+      coverage({ maintenance: 'change', coverageLevel: 'employee_and_children', startDate: '2025-02-01', maintenanceEffectiveDate: '2025-04-12' }),
+      coverage({ maintenance: 'change', productLine: 'life', planDescription: 'Basic Life', planExternalIdentifier: 'LIFE-1X', coverageLevel: 'employee_only', startDate: '2025-02-01', maintenanceEffectiveDate: '2025-04-12', volume: 75000 }),
+    ],
+  }),
+  member({
+    subscriberIdentifier: 'EMP-002',
+    reason: 'adoption',
+    memberId: '0194f1a2-0000-7000-8000-000000000008',
+    maintenanceEffectiveDate: '2025-04-12',
+    firstName: 'Flo',
+    lastName: 'Lopez',
+    birthDate: '2021-09-09',
+    gender: 'female',
+    coverages: [coverage({ coverageLevel: 'employee_and_children', startDate: '2025-04-12' })],
+  }),
+  member({
+    subscriber: true,
+    relationship: 'self',
+    reason: 'cobra',
+    benefitStatus: 'cobra',
+    cobraQualifyingEvent: 'termination_of_employment',
+    employmentStatus: 'terminated',
+    subscriberIdentifier: 'EMP-004',
+    memberId: '0194f1a2-0000-7000-8000-000000000007',
+    employmentEndDate: '2025-03-14',
+    cobraStartDate: '2025-04-01',
+    firstName: 'Gus',
+    lastName: 'Ward',
+    birthDate: '1970-02-28',
+    gender: 'male',
+    coverages: [coverage({ productLine: 'medical', planDescription: 'Gold PPO 500', planExternalIdentifier: 'MED-GOLD', coverageLevel: 'employee_only', startDate: '2025-04-01' })],
+  }),
+  member({
+    subscriber: true,
+    relationship: 'self',
+    maintenance: 'termination',
+    reason: 'termination_of_employment',
+    employmentStatus: 'terminated',
+    subscriberIdentifier: 'EMP-003',
+    memberId: '0194f1a2-0000-7000-8000-000000000006',
+    employmentStartDate: '2025-03-01',
+    employmentEndDate: '2025-05-09',
+    eligibilityEndDate: '2025-05-31',
+    maintenanceEffectiveDate: '2025-05-31',
+    firstName: 'Fay',
+    lastName: 'Nguyen',
+    birthDate: '1992-08-19',
+    gender: 'female',
+    coverages: [
+      coverage({ maintenance: 'termination', productLine: 'medical', planDescription: 'Gold PPO 500', planExternalIdentifier: 'MED-GOLD', coverageLevel: 'employee_only', startDate: '2025-03-01', endDate: '2025-05-31' }),
     ],
   }),
 ]

@@ -1,10 +1,10 @@
 import { X12Parser, type X12Interchange } from 'node-x12'
 import { describe, expect, it } from 'vitest'
-import { EMPLOYMENT_STATUS, GENDER, MAINTENANCE_REASON, MAINTENANCE_TYPE, MARITAL_STATUS, RELATIONSHIP } from './edi-834.codes.js'
+import { COBRA_QUALIFYING_EVENT, EMPLOYMENT_STATUS, GENDER, MAINTENANCE_REASON, MAINTENANCE_TYPE, MARITAL_STATUS, RELATIONSHIP } from './edi-834.codes.js'
 import { Edi834WriteError } from './edi-834.errors.js'
 import type { Edi834Member } from './edi-834.model.js'
 import { check834 } from './edi-834.rules.js'
-import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
+import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
 import { write834, write834ToString } from './edi-834.writer.js'
 
 const ALL_MEMBERS = [...FULL_FAMILY, ...MINIMAL_FAMILY]
@@ -100,6 +100,29 @@ describe('write834 streaming', () => {
 })
 
 describe('write834 mapping', () => {
+  it('when a member has COBRA and eligibility dates and a coverage changes from a date, then INS07 and the DTPs are written in X220A1 order', async () => {
+    const text = await write834ToString(ENVELOPE, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS)
+    const all = lines(text)
+    expect(all).toContain('INS*Y*18*021*09*C**1*TE')
+    const gus = all.indexOf('INS*Y*18*021*09*C**1*TE')
+    expect(all.slice(gus + 3, gus + 5)).toEqual(['DTP*337*D8*20250314', 'DTP*340*D8*20250401'])
+    const fay = all.indexOf('INS*Y*18*024*08*A***TE')
+    expect(all.slice(fay + 3, fay + 7)).toEqual(['DTP*336*D8*20250301', 'DTP*337*D8*20250509', 'DTP*357*D8*20250531', 'DTP*303*D8*20250531'])
+    const change = all.indexOf('HD*001**DEN*Dental Base*ECH')
+    expect(all.slice(change, change + 4)).toEqual(['HD*001**DEN*Dental Base*ECH', 'DTP*348*D8*20250201', 'DTP*303*D8*20250412', 'REF*CE*DEN-BASE'])
+    expect(all).toContain('HD*001**AG*Basic Life*EMP')
+    expect(check834(text)).toEqual([])
+    parseStrict(text)
+  })
+
+  it('when the new fields are null, then nothing is written for them', async () => {
+    const text = await write834ToString(ENVELOPE, REPLACE_HEADER, ALL_MEMBERS)
+    expect(text).not.toMatch(/DTP\*(340|357)\*/)
+    expect(text).toContain('INS*Y*18*021*28*A***FT**N~')
+    // the only 303 is the subscriber's member-level one, before loop 2100A
+    expect(text.match(/DTP\*303\*/g)).toHaveLength(1)
+  })
+
   it('when any word of the code tables is written, then the file passes the rule table', async () => {
     const base = MINIMAL_FAMILY[0]!
     const members: Edi834Member[] = []
@@ -108,6 +131,9 @@ describe('write834 mapping', () => {
     }
     for (const reason of Object.keys(MAINTENANCE_REASON.toCode) as Edi834Member['reason'][]) {
       add({ reason, maintenance: reason === 'audit' ? 'audit' : 'addition' })
+    }
+    for (const cobraQualifyingEvent of Object.keys(COBRA_QUALIFYING_EVENT.toCode) as NonNullable<Edi834Member['cobraQualifyingEvent']>[]) {
+      add({ reason: 'cobra', benefitStatus: 'cobra', cobraQualifyingEvent })
     }
     for (const maintenance of Object.keys(MAINTENANCE_TYPE.toCode) as Edi834Member['maintenance'][]) add({ maintenance, reason: 'no_reason' })
     for (const employmentStatus of Object.keys(EMPLOYMENT_STATUS.toCode)) add({ employmentStatus })
