@@ -179,6 +179,17 @@ export function productFromLineCode(code: string): { productLine: string; produc
 }
 
 /**
+ * The HD03 code `productFromLineCode` read a product from (the exact inverse of LINE_WORDS, so a
+ * medical network code such as PPO comes back as read); else the code the writer would send.
+ */
+export function lineCodeOfProduct(productLine: string, productType: string | null): string | undefined {
+  for (const [code, product] of LINE_WORDS) {
+    if (product.productLine === productLine && product.productType === productType) return code
+  }
+  return insuranceLineCode(productLine, productType)
+}
+
+/**
  * AMT01 for the coverage volume (life benefit amount). X220A1 allows B9, C1, D2, EBA, FK, P3 and
  * R in loop 2300; B9 is "Co-insurance - Actual", so the volume goes under FK "Other Unlisted
  * Amount", the qualifier X12's work group points to for amounts without their own code.

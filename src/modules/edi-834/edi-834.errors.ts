@@ -46,3 +46,26 @@ export class Edi834WriteError extends Error {
     this.name = 'Edi834WriteError'
   }
 }
+
+export type Edi834RosterErrorCode =
+  | 'unknown_member'
+  | 'double_addition'
+  | 'coverage_not_found'
+  | 'missing_date'
+  | 'unsupported_maintenance'
+  | 'duplicate_member'
+
+/**
+ * Thrown by `Edi834Roster` when a file cannot apply to what the carrier was told before: a
+ * coverage added twice, a change or termination of a coverage the carrier never had, a change
+ * without its date. Such a file is a bug of the sender, which the tests must see.
+ */
+export class Edi834RosterError extends Error {
+  constructor(
+    readonly code: Edi834RosterErrorCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'Edi834RosterError'
+  }
+}
