@@ -214,3 +214,59 @@ describe('coverage periods (installation step 2)', () => {
     expect((await call(t.app, partner, 'GET', `/coverage_periods/${id}`)).statusCode).toBe(200)
   })
 })
+
+describe("renewal: the carrier's group number", () => {
+  /** A plan year of the group through the API; `year` sets its dates and external_identifier. */
+  async function planYear(partner: Credential, groupId: string, year: number, overrides: Record<string, unknown> = {}) {
+    const res = await call(
+      t.app,
+      partner,
+      'POST',
+      `/groups/${groupId}/coverage_periods`,
+      coveragePeriodBody({
+        external_identifier: `plan-year-${year}`,
+        coverage_start_date: `${year}-01-01`,
+        coverage_end_date: `${year}-12-31`,
+        open_enrollment_start_date: `${year - 1}-11-01`,
+        open_enrollment_end_date: `${year - 1}-11-30`,
+        ...overrides,
+      }),
+    )
+    expect(res.statusCode, res.body).toBe(201)
+    return res.json().coverage_period
+  }
+
+  it("when a renewal with the same carrier gives no carrier_group_number, then it keeps the latest-starting period's; null counts as none given; a given number wins", async () => {
+    const partner = await t.newPartner()
+    const group = await installationGroup(partner)
+    await planYear(partner, group.id, 2027, { carrier_group_number: 'G-2027' })
+    await planYear(partner, group.id, 2028, { carrier_group_number: 'G-2028' })
+    // Created later but starting earlier: not the one a renewal takes its number from.
+    await planYear(partner, group.id, 2026, { carrier_group_number: 'G-2026' })
+
+    expect((await planYear(partner, group.id, 2029)).carrier_group_number).toBe('G-2028')
+    expect((await planYear(partner, group.id, 2030, { carrier_group_number: null })).carrier_group_number).toBe('G-2028')
+    expect((await planYear(partner, group.id, 2031, { carrier_group_number: 'G-NEW' })).carrier_group_number).toBe('G-NEW')
+    expect((await planYear(partner, group.id, 2032)).carrier_group_number).toBe('G-NEW')
+  })
+
+  it('when the renewal moves to another carrier, or the group never had a number, then nothing is copied', async () => {
+    const partner = await t.newPartner()
+    const group = await installationGroup(partner, 'sandbox_edi')
+    await planYear(partner, group.id, 2027, { carrier_group_number: 'EDI-1' })
+    const moved = await planYear(partner, group.id, 2028, { carrier_name: 'sandbox_api' })
+    expect(moved).toMatchObject({ carrier_name: 'sandbox_api', carrier_group_number: null })
+
+    const other = await installationGroup(partner, 'sandbox_edi')
+    await planYear(partner, other.id, 2027)
+    expect((await planYear(partner, other.id, 2028)).carrier_group_number).toBeNull()
+  })
+
+  it("when another group of the account has a number with that carrier, then it is not this group's", async () => {
+    const partner = await t.newPartner()
+    const first = await installationGroup(partner)
+    await planYear(partner, first.id, 2027, { carrier_group_number: 'FIRST-GROUP' })
+    const second = await installationGroup(partner)
+    expect((await planYear(partner, second.id, 2027)).carrier_group_number).toBeNull()
+  })
+})

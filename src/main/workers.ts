@@ -6,6 +6,7 @@ import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
 import type { ResolveHost } from '../lib/outbound-url.js'
 import { createCarrierJobs, type CarrierSideDeps } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
+import { createCoveragePeriodExpiryCheck } from '../modules/coverage-periods/coverage-period-expiry.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
 
@@ -20,6 +21,10 @@ export interface WorkersOptions {
   resolveHost?: ResolveHost
   /** Housekeeping on the general worker's polls; on by default. */
   housekeeping?: boolean
+  /** Plan-year expiry (coverage periods past their coverage_end_date) on the general worker's polls; on by default. */
+  coveragePeriodExpiry?: boolean
+  /** The clock the scheduled checks read (today's date for expiry); the system clock by default. */
+  clock?: () => Date
   /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports). */
   carrierSide: Omit<CarrierSideDeps, 'db'>
 }
@@ -34,7 +39,8 @@ export interface Workers {
 }
 
 /**
- * The process's two workers over the one outbox: the general one (carrier files, sandbox carriers), and one for webhook
+ * The process's two workers over the one outbox: the general one (carrier files, sandbox carriers, and the scheduled
+ * checks: housekeeping, plan-year expiry), and one for webhook
  * deliveries with slots of their own (WEBHOOK_CONCURRENCY). A delivery mostly waits on a
  * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers delay
  * only other deliveries, and only once every slot hangs, never carrier files or other jobs.
@@ -42,6 +48,22 @@ export interface Workers {
  */
 export function createWorkers(options: WorkersOptions): Workers {
   const { db, log, staleAfterMs } = options
+  // The scheduled checks, on the general worker's polls; each throttles itself and one failing
+  // does not keep the others from running.
+  const scheduled: [string, () => Promise<void>][] = []
+  if (options.housekeeping !== false) scheduled.push(['housekeeping', createHousekeeping(db)])
+  if (options.coveragePeriodExpiry !== false) {
+    scheduled.push(['coverage period expiry', createCoveragePeriodExpiryCheck(db, { log, ...(options.clock ? { clock: options.clock } : {}) })])
+  }
+  const onPoll = async () => {
+    for (const [name, check] of scheduled) {
+      try {
+        await check()
+      } catch (error) {
+        log.error({ err: error, check: name }, 'scheduled check failed')
+      }
+    }
+  }
   const general = new Worker({
     db,
     registry: createJobRegistry(createCarrierJobs({ db, ...options.carrierSide })),
@@ -49,7 +71,7 @@ export function createWorkers(options: WorkersOptions): Workers {
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,
     staleAfterMs,
-    ...(options.housekeeping === false ? {} : { onPoll: createHousekeeping(db) }),
+    ...(scheduled.length > 0 ? { onPoll } : {}),
   })
   const deliveryJob = createWebhookDeliveryJob({ settings: options.webhooks, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) })
   const deliveries = new Worker({

@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Add a coverage period (installation step 2)
-         * @description Adds the plan year with a carrier to the group. carrier_name defaults to the carrier of the group installment and must be a carrier of GET /carriers; distribution_format comes from that carrier. When the group has an installment, employer_sign_off (name, title and date of an authorized representative) is required and the first coverage period is linked to the installment. Dates must be coherent: coverage_end_date after coverage_start_date; open_enrollment_start_date <= open_enrollment_end_date <= coverage_start_date; the sign-off date not after today (UTC). Every broken rule is listed at once.
+         * @description Adds the plan year with a carrier to the group. carrier_name defaults to the carrier of the group installment and must be a carrier of GET /carriers; distribution_format comes from that carrier. When the group has an installment, employer_sign_off (name, title and date of an authorized representative) is required and the first coverage period is linked to the installment. Dates must be coherent: coverage_end_date after coverage_start_date; open_enrollment_start_date <= open_enrollment_end_date <= coverage_start_date; the sign-off date not after today (UTC). Every broken rule is listed at once. For the next plan year (a renewal), carrier_group_number may be left out: with the same carrier the new period keeps the group number of the group's latest coverage period with that carrier. A coverage period expires the day after its coverage_end_date.
          */
         post: operations["createCoveragePeriod"];
         delete?: never;
@@ -1606,7 +1606,7 @@ export interface components {
                 date: string;
             } | null;
             /**
-             * @description initial (received), configuration (setup completed), test (submitted to the carrier), production, expired
+             * @description initial (received), configuration (setup completed), test (submitted to the carrier), production, expired (from the day after coverage_end_date; receives nothing more)
              * @enum {unknown}
              */
             state: "initial" | "configuration" | "test" | "production" | "expired";

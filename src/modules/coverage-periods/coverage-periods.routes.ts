@@ -22,7 +22,9 @@ export function coveragePeriodsRoutes(app: App, coveragePeriods: CoveragePeriods
           'installment, employer_sign_off (name, title and date of an authorized representative) is required and the ' +
           'first coverage period is linked to the installment. Dates must be coherent: coverage_end_date after ' +
           'coverage_start_date; open_enrollment_start_date <= open_enrollment_end_date <= coverage_start_date; the ' +
-          'sign-off date not after today (UTC). Every broken rule is listed at once.',
+          'sign-off date not after today (UTC). Every broken rule is listed at once. For the next plan year (a renewal), ' +
+          'carrier_group_number may be left out: with the same carrier the new period keeps the group number of the ' +
+          "group's latest coverage period with that carrier. A coverage period expires the day after its coverage_end_date.",
         tags,
         params: IdParams,
         body: CreateCoveragePeriodBody,

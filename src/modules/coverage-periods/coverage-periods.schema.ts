@@ -21,7 +21,8 @@ const EmployerSignOff = Type.Object(
 )
 
 export const CoveragePeriodState = Type.Enum(['initial', 'configuration', 'test', 'production', 'expired'], {
-  description: 'initial (received), configuration (setup completed), test (submitted to the carrier), production, expired',
+  description:
+    'initial (received), configuration (setup completed), test (submitted to the carrier), production, expired (from the day after coverage_end_date; receives nothing more)',
 })
 
 export const CoveragePeriodSchema = Type.Object(
@@ -74,7 +75,16 @@ export const CreateCoveragePeriodBody = Type.Object(
         coverage_end_date: Type.Optional(Nullable(dateField('After coverage_start_date'))),
         open_enrollment_start_date: Type.Optional(Nullable(dateField('On or before open_enrollment_end_date'))),
         open_enrollment_end_date: Type.Optional(Nullable(dateField('On or before coverage_start_date'))),
-        carrier_group_number: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+        carrier_group_number: Type.Optional(
+          Nullable(
+            Type.String({
+              maxLength: 100,
+              description:
+                "The carrier's number for the group. Absent or null: a renewal with the same carrier keeps the number of the group's " +
+                'latest-starting coverage period with that carrier; otherwise it is set when the work order is completed',
+            }),
+          ),
+        ),
         additional_information: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
         employer_sign_off: Type.Optional(Nullable(EmployerSignOff)),
       },

@@ -101,6 +101,8 @@ export function createCoveragePeriodsService({ db, carriers }: { db: Db; carrier
       }
       try {
         return await db.transaction().execute(async (tx) => {
+          // A renewal with the same carrier keeps the carrier's group number unless the client gives one.
+          const carrierGroupNumber = input.carrier_group_number ?? (await repo.latestCarrierGroupNumber(tx, group.id, carrier.name))
           const row = await repo.insertCoveragePeriod(tx, {
             id: uuidv7(),
             account_id: group.account_id,
@@ -111,7 +113,7 @@ export function createCoveragePeriodsService({ db, carriers }: { db: Db; carrier
             coverage_end_date: input.coverage_end_date ?? null,
             open_enrollment_start_date: input.open_enrollment_start_date ?? null,
             open_enrollment_end_date: input.open_enrollment_end_date ?? null,
-            carrier_group_number: input.carrier_group_number ?? null,
+            carrier_group_number: carrierGroupNumber,
             additional_information: input.additional_information ?? null,
             sign_off_name: input.employer_sign_off?.name ?? null,
             sign_off_title: input.employer_sign_off?.title ?? null,
