@@ -463,6 +463,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coverage_periods/{id}/plans/copy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy the plans of another coverage period (renewal)
+         * @description Renews plans as they are: every plan of from_coverage_period_id (another coverage period of the same group, usually the previous plan year, expired or not) is created in this coverage period with the same fields and a new id, in one transaction, and the answer lists the created plans in the order the source lists them. All or nothing: when this coverage period already has a plan with the external_identifier of a plan to copy, 409 duplicate_external_identifier names every such identifier and nothing is copied. 422 when the source is this coverage period, belongs to another group, or when this coverage period is expired. A source with no plans copies nothing (201 with an empty list).
+         */
+        post: operations["copyPlans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/plans/{id}": {
         parameters: {
             query?: never;
@@ -5987,6 +6007,78 @@ export interface operations {
         };
         responses: {
             201: components["responses"]["Plan"];
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["CoveragePeriodNotFound"];
+            409: components["responses"]["DuplicateExternalIdentifier"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    copyPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from_coverage_period_id": "0193a4b2-0000-7000-8000-000000000010"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The coverage period to copy every plan from: another coverage period of the same group, usually the previous plan year
+                     */
+                    from_coverage_period_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The plans created in the coverage period, in the order the source coverage period lists its plans */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "plans": [
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000020",
+                     *           "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
+                     *           "external_identifier": "acme-ppo-gold",
+                     *           "description": "Gold PPO 500",
+                     *           "product_line": "medical",
+                     *           "product_type": "preferred_provider_organization",
+                     *           "voluntary": false,
+                     *           "policy_premium_method": "4_tier_composite",
+                     *           "premium_rating_method": "age_banded",
+                     *           "riders": [
+                     *             {
+                     *               "name": "Infertility treatment",
+                     *               "carrier_rider_code": "INF-01"
+                     *             }
+                     *           ],
+                     *           "premium_level": null,
+                     *           "created_at": "2026-11-22T09:30:00.000Z",
+                     *           "updated_at": "2026-11-22T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        plans: components["schemas"]["Plan"][];
+                    };
+                };
+            };
             401: components["responses"]["MissingCredentials"];
             404: components["responses"]["CoveragePeriodNotFound"];
             409: components["responses"]["DuplicateExternalIdentifier"];

@@ -116,3 +116,19 @@ export const PlanList = Type.Object(
   { description: 'One page of plans, oldest first; see the Total and Link headers', examples: [{ plans: [planExample] }] },
 )
 export const PlansQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
+
+export const CopyPlansBody = Type.Object(
+  {
+    from_coverage_period_id: {
+      ...Uuid,
+      description: 'The coverage period to copy every plan from: another coverage period of the same group, usually the previous plan year',
+    },
+  },
+  { additionalProperties: false, examples: [{ from_coverage_period_id: '0193a4b2-0000-7000-8000-000000000010' }] },
+)
+export type CopyPlansInput = Static<typeof CopyPlansBody>
+
+export const CopiedPlanList = Type.Object(
+  { plans: Type.Array(PlanSchema) },
+  { description: 'The plans created in the coverage period, in the order the source coverage period lists its plans', examples: [{ plans: [planExample] }] },
+)

@@ -4,11 +4,19 @@ import { uuidv7 } from '../../lib/ids.js'
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
-import { recordAuditEvent } from '../audit/audit.repo.js'
+import { recordAuditEvent, recordAuditEvents } from '../audit/audit.repo.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
-import { duplicatePlan, planNotFound } from './plans.errors.js'
+import {
+  copyFromAnotherGroup,
+  copyFromItself,
+  copyIntoExpired,
+  duplicatePlan,
+  duplicatePlansInCopy,
+  planNotFound,
+  sourceCoveragePeriodNotFound,
+} from './plans.errors.js'
 import * as repo from './plans.repo.js'
-import { DISABILITY_PRODUCT_TYPES, MEDICAL_PRODUCT_TYPES, type CreatePlanInput, type Plan, type ProductLine, type Rider } from './plans.schema.js'
+import { DISABILITY_PRODUCT_TYPES, MEDICAL_PRODUCT_TYPES, type CopyPlansInput, type CreatePlanInput, type Plan, type ProductLine, type Rider } from './plans.schema.js'
 
 /** The product types that fit each line; lines absent here take no product type. */
 const PRODUCT_TYPES_BY_LINE: Partial<Record<ProductLine, readonly string[]>> = {
@@ -105,6 +113,61 @@ export function createPlansService({ db }: { db: Db }) {
         })
       } catch (error) {
         if (isUniqueViolation(error, 'plans_coverage_period_external_identifier_key')) throw duplicatePlan()
+        throw error
+      }
+    },
+
+    /**
+     * Renewal: every plan of another coverage period of the same group, copied as it is (all its
+     * fields, new ids) in one transaction, each audited as `plan.created`. All or nothing: an
+     * external_identifier the target already uses refuses the whole copy, naming every clash.
+     */
+    async copyPlans(actor: Actor, coveragePeriodId: string, input: CopyPlansInput): Promise<Plan[]> {
+      const target = await requireCoveragePeriod(actor, coveragePeriodId)
+      const source = await repo.findCoveragePeriod(db, accountScopeOf(actor), input.from_coverage_period_id)
+      if (!source) throw sourceCoveragePeriodNotFound()
+      if (source.id === target.id) throw copyFromItself()
+      if (source.group_id !== target.group_id) throw copyFromAnotherGroup()
+      try {
+        return await db.transaction().execute(async (tx) => {
+          const locked = await repo.lockCoveragePeriodForCopy(tx, target.id)
+          if (!locked) throw coveragePeriodNotFound()
+          if (locked.state === 'expired') throw copyIntoExpired()
+          const plans = await repo.allPlans(tx, source.id)
+          const clashes = await repo.usedExternalIdentifiers(tx, target.id, plans.map((plan) => plan.external_identifier))
+          if (clashes.length > 0) throw duplicatePlansInCopy(clashes)
+          const rows = await repo.insertPlans(
+            tx,
+            plans.map((plan) => ({
+              id: uuidv7(),
+              account_id: target.account_id,
+              coverage_period_id: target.id,
+              external_identifier: plan.external_identifier,
+              description: plan.description,
+              product_line: plan.product_line,
+              product_type: plan.product_type,
+              premium_level: plan.premium_level,
+              voluntary: plan.voluntary,
+              policy_premium_method: plan.policy_premium_method,
+              premium_rating_method: plan.premium_rating_method,
+              riders: JSON.stringify(plan.riders),
+            })),
+          )
+          await recordAuditEvents(
+            tx,
+            actor,
+            rows.map((row) => ({ accountId: row.account_id, action: 'plan.created', resourceType: 'plan', resourceId: row.id })),
+          )
+          // Ids are time-ordered and given in the source's order: sorting by id is that order.
+          return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(presentPlan)
+        })
+      } catch (error) {
+        // A plan added to the target while copying: name what clashes now.
+        if (isUniqueViolation(error, 'plans_coverage_period_external_identifier_key')) {
+          const sourcePlans = await repo.allPlans(db, source.id)
+          const clashes = await repo.usedExternalIdentifiers(db, target.id, sourcePlans.map((plan) => plan.external_identifier))
+          throw clashes.length > 0 ? duplicatePlansInCopy(clashes) : duplicatePlan()
+        }
         throw error
       }
     },
