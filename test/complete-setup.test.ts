@@ -236,6 +236,65 @@ describe('who completes the setup', () => {
   })
 })
 
+describe('renewal: the next plan year of an installed group', () => {
+  /** A group whose first coverage period (enrolled, set up) the carrier installed, as a completed work order leaves it. */
+  async function installedGroup(partner: Credential) {
+    const setup = await insertReadySetup(t.db, partner.accountId)
+    await t.db.updateTable('coverage_periods').set({ state: 'production', installed_at: new Date() }).where('id', '=', setup.coveragePeriod.id).execute()
+    return setup
+  }
+
+  it('when the group already has an installed coverage period, then a renewal with plans completes its setup before any life event', async () => {
+    const partner = await t.newPartner()
+    const setup = await installedGroup(partner)
+    const renewal = await insertCoveragePeriod(t.db, setup.group, { link: false })
+    await insertPlan(t.db, renewal)
+
+    const res = await completeSetup(partner, renewal.id)
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json().work_order).toMatchObject({ coverage_period_id: renewal.id, status: 'open' })
+    const cp = await t.db.selectFrom('coverage_periods').selectAll().where('id', '=', renewal.id).executeTakeFirstOrThrow()
+    expect(cp.state).toBe('configuration')
+    expect(cp.setup_completed_at).not.toBeNull()
+    // The installment belongs to the first coverage period: the renewal leaves it as it was.
+    const installment = await t.db.selectFrom('group_installments').select(['status', 'coverage_period_id']).where('id', '=', setup.installment!.id).executeTakeFirstOrThrow()
+    expect(installment).toEqual({ status: 'in_progress', coverage_period_id: setup.coveragePeriod.id })
+  })
+
+  it('when the renewal has no plan yet, then 422 lists only no_plans: a renewal needs plans but no enrolled subscriber', async () => {
+    const partner = await t.newPartner()
+    const setup = await installedGroup(partner)
+    const renewal = await insertCoveragePeriod(t.db, setup.group, { link: false })
+
+    const res = await completeSetup(partner, renewal.id)
+    expect(res.statusCode, res.body).toBe(422)
+    expect(res.json().errors.map((e: { code: string }) => e.code)).toEqual(['no_plans'])
+  })
+
+  it("when the group's other coverage period is not installed yet, then the first installation's rule holds: no_enrolled_subscribers", async () => {
+    const partner = await t.newPartner()
+    const setup = await insertReadySetup(t.db, partner.accountId)
+    await t.db.updateTable('coverage_periods').set({ state: 'test' }).where('id', '=', setup.coveragePeriod.id).execute()
+    const second = await insertCoveragePeriod(t.db, setup.group, { link: false })
+    await insertPlan(t.db, second)
+
+    const res = await completeSetup(partner, second.id)
+    expect(res.statusCode, res.body).toBe(422)
+    expect(res.json().errors.map((e: { code: string }) => e.code)).toEqual(['no_enrolled_subscribers'])
+  })
+
+  it('when the coverage period is expired, then 422 names coverage_period_expired and no work order is opened', async () => {
+    const partner = await t.newPartner()
+    const setup = await insertReadySetup(t.db, partner.accountId)
+    await t.db.updateTable('coverage_periods').set({ state: 'expired' }).where('id', '=', setup.coveragePeriod.id).execute()
+
+    const res = await completeSetup(partner, setup.coveragePeriod.id)
+    expect(res.statusCode, res.body).toBe(422)
+    expect(res.json()).toMatchObject({ code: 'setup_incomplete', errors: [{ code: 'coverage_period_expired' }] })
+    expect(await workOrderCount(setup.coveragePeriod.id)).toBe(0)
+  })
+})
+
 describe('POST /group_installments/{id}/complete_setup', () => {
   it("when the installment's coverage period is ready, then 201 opens its work order", async () => {
     const partner = await t.newPartner()

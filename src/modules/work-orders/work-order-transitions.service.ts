@@ -7,7 +7,7 @@ import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { Carrier } from '../carriers/carriers.schema.js'
 import { emitEvent } from '../events/events.js'
 import { allowedTransitions, isAllowedTransition } from './work-order-states.js'
-import { carrierGroupNumberRequired, transitionNotAllowed, workOrderNotFoundById } from './work-orders.errors.js'
+import { carrierGroupNumberRequired, transitionNotAllowed, transitionOfExpiredCoveragePeriod, workOrderNotFoundById } from './work-orders.errors.js'
 import * as repo from './work-orders.repo.js'
 import type { WorkOrder, WorkOrderHistoryEntryT, WorkOrderTransitionInput } from './work-orders.schema.js'
 import { presentWorkOrder } from './work-orders.service.js'
@@ -112,6 +112,7 @@ export function createWorkOrderTransitionsService(deps: { db: Db; carriers: Carr
       const from = workOrder.status as WorkOrderStatus
       if (!isAllowedTransition(from, input.status)) throw transitionNotAllowed(from, input.status, allowedTransitions(from))
       const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', workOrder.coverage_period_id).forUpdate().executeTakeFirstOrThrow()
+      if (cp.state === 'expired' && (input.status === 'submitted' || input.status === 'completed')) throw transitionOfExpiredCoveragePeriod(input.status)
       const groupNumber = input.carrier_group_number ?? cp.carrier_group_number
       if (input.status === 'completed' && !groupNumber) throw carrierGroupNumberRequired()
 

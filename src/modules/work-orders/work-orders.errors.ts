@@ -33,3 +33,11 @@ export const carrierGroupNumberRequired = () =>
   )
 
 export const workOrderNotFoundById = () => new DomainError<WorkOrderErrorCode>('work_order_not_found', 'No work order with this id.')
+
+/** An expired coverage period receives nothing more: its work order cannot send the group or install it. */
+export const transitionOfExpiredCoveragePeriod = (to: string) =>
+  new DomainError<WorkOrderTransitionErrorCode>(
+    'work_order_transition_not_allowed',
+    `The coverage period of this work order is expired (its plan year is over): the work order cannot move to ${to}, since nothing more goes to the carrier for it. Cancel it instead.`,
+    [{ pointer: '/status', code: 'coverage_period_expired', detail: `cannot be ${to} for an expired coverage period` }],
+  )

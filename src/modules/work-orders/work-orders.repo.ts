@@ -63,6 +63,8 @@ export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, pa
 export interface Completeness {
   has_plans: boolean
   has_enrolled_subscribers: boolean
+  /** Another coverage period of the group was installed: this one renews it (the next plan year, or a move to another carrier). */
+  is_renewal: boolean
   producer_count: number
   /** Sum of the group's commission splits, as text (numeric); null without producers. */
   split_total: string | null
@@ -85,6 +87,16 @@ export async function completeness(db: Executor, coveragePeriod: { id: string; g
         )
         .as('has_enrolled_subscribers'),
       eb
+        .exists(
+          eb
+            .selectFrom('coverage_periods as other')
+            .select('other.id')
+            .where('other.group_id', '=', coveragePeriod.group_id)
+            .where('other.id', '<>', coveragePeriod.id)
+            .where('other.installed_at', 'is not', null),
+        )
+        .as('is_renewal'),
+      eb
         .selectFrom('producers_of_record')
         .select(sql<string>`count(*)::text`.as('n'))
         .where('group_id', '=', coveragePeriod.group_id)
@@ -99,6 +111,7 @@ export async function completeness(db: Executor, coveragePeriod: { id: string; g
   return {
     has_plans: Boolean(row.has_plans),
     has_enrolled_subscribers: Boolean(row.has_enrolled_subscribers),
+    is_renewal: Boolean(row.is_renewal),
     producer_count: Number(row.producer_count ?? 0),
     split_total: row.split_total ?? null,
   }

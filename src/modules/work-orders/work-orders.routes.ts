@@ -10,7 +10,10 @@ const COMPLETE_SETUP_RULES =
   'Checks that the coverage period has at least one plan, that at least one subscriber of the group has a qualifying ' +
   "life event on it, and that the group's producer commission splits sum to 100 (when it has producers); otherwise " +
   '422 setup_incomplete lists every gap at once in errors[], each with a code (no_plans, no_enrolled_subscribers, ' +
-  'invalid_commission_splits, no_coverage_period). Then, in one transaction: opens the work order for the operations ' +
+  'invalid_commission_splits, no_coverage_period, coverage_period_expired). A renewal (the group already has an ' +
+  'installed coverage period: the next plan year, or a move to another carrier) needs no subscriber with a life event: ' +
+  'its setup may be completed before any, and open_enrollment events carry the new elections afterwards. ' +
+  'Then, in one transaction: opens the work order for the operations ' +
   'team (201), moves the coverage period to state configuration with setup_completed_at, marks the installment ' +
   'setup_completed, and raises an error resource (parameter primary_care_provider, severity failure, source api, ' +
   'assignee partner) for every member elected into an HMO medical plan of a carrier that requires a primary care ' +
@@ -134,7 +137,9 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
           'group to the carrier (a full 834 file for an edi carrier, a submission for an api carrier, nothing for a manual one); ' +
           "completed needs the carrier's carrier_group_number (unless the coverage period has one) and moves it to production " +
           'with installed_at, marks the installment installed and, when the carrier supports member management, moves the group ' +
-          'to the member_management phase. Each coverage period state change emits coverage_period.state_changed.',
+          'to the member_management phase (a renewal finds it there already and keeps it). Each coverage period state change ' +
+          'emits coverage_period.state_changed. The work order of an expired coverage period can no longer be submitted or ' +
+          'completed (422 work_order_transition_not_allowed, code coverage_period_expired).',
         tags: ['Operator', ...tags],
         params: IdParams,
         body: WorkOrderTransitionBody,

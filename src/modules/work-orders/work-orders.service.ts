@@ -39,13 +39,21 @@ export function presentWorkOrder(row: repo.WorkOrderRow): WorkOrder {
 }
 
 
-/** The gaps of complete setup, all at once; an empty list means the setup can be completed. */
-export function setupGaps(facts: repo.Completeness): FieldProblem[] {
+/**
+ * The gaps of complete setup, all at once; an empty list means the setup can be completed. A
+ * renewal (the group has an installed coverage period) may complete its setup before any life
+ * event: its members' elections for the new year come as open_enrollment events afterwards, so
+ * only the first installation needs an enrolled subscriber.
+ */
+export function setupGaps(facts: repo.Completeness & { expired?: boolean }): FieldProblem[] {
   const gaps: FieldProblem[] = []
+  if (facts.expired) {
+    gaps.push({ code: 'coverage_period_expired', detail: 'The coverage period is expired (its coverage_end_date has passed): its setup can no longer be completed.' })
+  }
   if (!facts.has_plans) {
     gaps.push({ code: 'no_plans', detail: 'The coverage period has no plan: add one with POST /coverage_periods/{id}/plans (step 3).' })
   }
-  if (!facts.has_enrolled_subscribers) {
+  if (!facts.has_enrolled_subscribers && !facts.is_renewal) {
     gaps.push({
       code: 'no_enrolled_subscribers',
       detail: 'No subscriber of the group has a qualifying life event on this coverage period: add one with POST /subscribers/{id}/qualifying_life_events (step 6).',
@@ -77,7 +85,7 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
       const existing = await repo.findWorkOrderOfCoveragePeriod(tx, cp.id)
       if (existing) return { created: false, workOrder: presentWorkOrder(existing) }
 
-      const gaps = setupGaps(await repo.completeness(tx, cp))
+      const gaps = setupGaps({ ...(await repo.completeness(tx, cp)), expired: cp.state === 'expired' })
       if (gaps.length > 0) throw setupIncomplete(gaps)
 
       const now = new Date()
