@@ -52,6 +52,7 @@ import { errorsRoutes } from './modules/errors/errors.routes.js'
 import { createErrorsService } from './modules/errors/errors.service.js'
 import { membersRoutes } from './modules/members/members.routes.js'
 import { lifeEventsRoutes } from './modules/life-events/life-events.routes.js'
+import { coverageTimelineRoutes, createCoverageTimelineService } from './modules/coverage-timeline/index.js'
 import { createLifeEventsService } from './modules/life-events/life-events.service.js'
 import { providerSelectionsRoutes } from './modules/provider-selections/provider-selections.routes.js'
 import { createProviderSelectionsService } from './modules/provider-selections/provider-selections.service.js'
@@ -130,7 +131,8 @@ export function createServices(
     employmentClassifications: createEmploymentClassificationsService({ db }),
     workOrders: createWorkOrdersService({ db, carriers }),
     workOrderTransitions: createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS }),
-    lifeEvents: createLifeEventsService({ db, recordMemberChanges }),
+    lifeEvents: createLifeEventsService({ db, carriers, recordMemberChanges }),
+    coverageTimeline: createCoverageTimelineService({ db }),
     providerSelections: createProviderSelectionsService({ db }),
     errors: createErrorsService({ db }),
   }
@@ -246,6 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection, recordMemberChanges: services.recordMemberChanges }))
   lifeEventsRoutes(app, services.lifeEvents)
+  coverageTimelineRoutes(app, services.coverageTimeline)
   providerSelectionsRoutes(app, services.providerSelections)
   errorsRoutes(app, services.errors)
   // Built here rather than in createServices: they need the webhook settings, which the CLI does not hold.

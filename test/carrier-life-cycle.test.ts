@@ -110,7 +110,7 @@ describe.each(['sandbox_edi', 'sandbox_api'])('the carrier life cycle with %s', 
     // transaction, then a change delivery, then the sandbox's next census settles it.
     const subscriberId = install.families[0]!.subscriberId
     const current = (await call(t.app, partner, 'GET', `/subscribers/${subscriberId}`)).json().subscriber
-    const { id: _id, group_id: _g, status: _s, dependents: _d, created_at: _c, updated_at: _u, social_security_number: _ssn, ...fields } = current
+    const { id: _id, group_id: _g, status: _s, current_qualifying_life_events: _e, dependents: _d, created_at: _c, updated_at: _u, social_security_number: _ssn, ...fields } = current
     const update = await call(t.app, partner, 'PUT', `/subscribers/${subscriberId}`, {
       subscriber: { ...fields, residential_address: { ...fields.residential_address, address_line_1: '99 Oak Ave' } },
     })

@@ -56,7 +56,10 @@ describe('carriers', () => {
     try {
       const partner = await app.newPartner()
       const listed = await call(app.app, partner, 'GET', '/carriers')
-      expect(listed.json().carriers).toEqual([acme])
+      // The retroactive limit is public (clients need it) and defaults to 60 days.
+      expect(listed.json().carriers).toEqual([{ ...acme, retroactive_limit_days: 60 }])
+      const limited = new CarrierCatalog(loadCarriers(file([{ ...acme, retroactive_limit_days: 30 }])))
+      expect(limited.find('acme_health')?.retroactive_limit_days).toBe(30)
       const one = await call(app.app, partner, 'GET', '/carriers/acme_health')
       expect(one.body).not.toMatch(/sftp|ACME_SFTP_PASSWORD|gender_mapping/)
     } finally {

@@ -56,7 +56,7 @@ describe('member management', () => {
     ])
     const family = install.families[0]!
 
-    // A new hire with a spouse, a new child of an existing family, and a marriage (any event type now).
+    // A new hire with a spouse, a newborn of an existing family, and a divorce, each with its life event.
     const created = await call(t.app, partner, 'POST', `/groups/${install.groupId}/subscribers`, {
       subscriber: {
         external_identifier: 'emp-new',
@@ -74,21 +74,35 @@ describe('member management', () => {
     expect(created.statusCode, created.body).toBe(201)
     expect(created.json().subscriber.status).toBe('pending')
     const child = await call(t.app, partner, 'POST', `/subscribers/${family.subscriberId}/dependents`, {
-      dependent: { external_identifier: 'baby', first_name: 'Ivy', last_name: 'Doe1', birth_date: '2026-03-01', gender: 'female', subscriber_relationship: 'child' },
+      dependent: { external_identifier: 'baby', first_name: 'Ivy', last_name: 'Doe1', birth_date: '2026-11-20', gender: 'female', subscriber_relationship: 'child' },
     })
     expect(child.statusCode, child.body).toBe(201)
-    const marriage = await call(t.app, partner, 'POST', `/subscribers/${install.families[1]!.subscriberId}/qualifying_life_events`, {
-      qualifying_life_event: {
-        coverage_period_id: install.coveragePeriodId,
-        event: 'marriage',
-        date: '2027-04-01',
-        eligibility_start_date: '2027-04-01',
-        plan_elections: {
-          medical: { type: 'election', plan_id: install.planId, coverages: [{ member_id: install.families[1]!.subscriberId, start_date: '2027-04-01', status: 'employer_sponsored' }] },
-        },
-      },
+    const newHire = created.json().subscriber as { id: string; dependents: { id: string }[] }
+    const event = (subscriberId: string, body: Record<string, unknown>) =>
+      call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, { qualifying_life_event: { coverage_period_id: install.coveragePeriodId, ...body } })
+    const medical = (coverages: Record<string, unknown>[]) => ({ medical: { type: 'election', plan_id: install.planId, coverages } })
+    const hired = await event(newHire.id, {
+      event: 'new_hire',
+      date: '2027-02-01',
+      eligibility_start_date: '2027-02-01',
+      plan_elections: medical([newHire.id, newHire.dependents[0]!.id].map((member_id) => ({ member_id, start_date: '2027-02-01', status: 'employer_sponsored' }))),
     })
-    expect(marriage.statusCode, marriage.body).toBe(201)
+    expect(hired.statusCode, hired.body).toBe(201)
+    const birth = await event(family.subscriberId, {
+      event: 'birth',
+      date: '2026-11-24',
+      eligibility_start_date: '2027-01-01',
+      plan_elections: medical([{ member_id: child.json().dependent.id, start_date: '2027-01-01', status: 'employer_sponsored' }]),
+    })
+    expect(birth.statusCode, birth.body).toBe(201)
+    const divorced = install.families[1]!
+    const divorce = await event(divorced.subscriberId, {
+      event: 'divorce',
+      date: '2027-03-15',
+      eligibility_start_date: '2027-04-01',
+      plan_elections: medical([{ member_id: divorced.dependentIds[0]!, start_date: '2027-01-01', end_date: '2027-03-31', status: 'employer_sponsored' }]),
+    })
+    expect(divorce.statusCode, divorce.body).toBe(201)
 
     const pending = (await transactionsOf(install.coveragePeriodId)).filter((row) => row.kind !== 'installation')
     expect(pending.map((row) => [row.kind, row.status])).toEqual([
@@ -96,22 +110,30 @@ describe('member management', () => {
       ['dependent_created', 'pending'],
       ['dependent_created', 'pending'],
       ['qualifying_life_event', 'pending'],
+      ['qualifying_life_event', 'pending'],
+      ['qualifying_life_event', 'pending'],
     ])
 
     await settle(workers)
     const deliveries = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).json().file_deliveries
-    expect(deliveries.map((d: { kind: string; status: string; transaction_count: number }) => [d.kind, d.status, d.transaction_count])).toEqual([
-      ['change', 'sent', 4],
-      ['full', 'sent', 2],
+    expect(deliveries.map((d: { kind: string; status: string; transaction_count: number; last_error: string | null }) => [d.kind, d.status, d.transaction_count, d.last_error])).toEqual([
+      ['change', 'sent', 6, null],
+      ['full', 'sent', 2, null],
     ])
     const file = (await call(t.app, operator, 'GET', `/file_deliveries/${deliveries[0].id}/content`)).body
     expectValid834(file)
     expect(file).toContain('BGN*00*')
-    expect(file).toMatch(/INS\*Y\*18\*021\*AI/) // the new hire
-    expect(file).toMatch(/INS\*N\*01\*021\*AI/) // its spouse
-    expect(file).toMatch(/INS\*N\*19\*021\*AI/) // the new child
-    expect(file).toMatch(/INS\*Y\*18\*001\*32/) // the marriage
-    expect(file).toMatch(/INS\*Y\*18\*001\*AI/) // the new child's subscriber, unchanged, ahead of it
+    const loops = file.split('~').map((segment) => segment.trim()).filter((segment) => segment.startsWith('INS*'))
+    expect(loops).toEqual([
+      // The new hire and its spouse: new enrollments.
+      'INS*Y*18*021*28*A***FT',
+      'INS*N*01*021*28*A',
+      // The newborn joins a family already covered as a family: the subscriber's level stays FAM, so it is not sent.
+      'INS*N*19*021*02*A',
+      // The divorce: the ex-spouse's coverage ends; the subscriber's level goes from FAM to ECH.
+      'INS*Y*18*001*01*A***FT',
+      'INS*N*01*024*01*A',
+    ].sort((a, b) => file.indexOf(a) - file.indexOf(b)))
     expect(file).toContain('REF*38*AET-77')
 
     const after = (await transactionsOf(install.coveragePeriodId)).filter((row) => row.kind !== 'installation')

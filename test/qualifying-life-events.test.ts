@@ -266,11 +266,68 @@ describe('qualifying life events (installation step 6)', () => {
     expectProblem(await post(inst, body), 422, 'validation_failed', '/qualifying_life_event/plan_elections/medical/coverages/1/member_id', 'duplicate_in_request')
   })
 
-  it('when a coverage ends before it starts, then 422 end_before_start at its end_date', async () => {
+  it('when an event is made, then the coverage in force is read on any date, with its history, and the subscriber lists it among its current events', async () => {
+    const inst = await installation()
+    const first = await post(inst, eventBody(inst))
+    expect(first.statusCode, first.body).toBe(201)
+    // Not yet in force today (the plan year starts in 2027); in force on its start.
+    const today = await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages`)
+    expect(today.statusCode, today.body).toBe(200)
+    expect(today.json()).toEqual({ as_of: new Date().toISOString().slice(0, 10), coverages: [] })
+    const onStart = (await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=2027-01-01`)).json()
+    expect(onStart.coverages).toEqual([
+      expect.objectContaining({ member_id: inst.subscriberId, line: 'medical', plan_id: inst.plans.hmo, start_date: '2027-01-01', end_date: null, coverage_level: 'employee_and_one_dependent', qualifying_life_event_id: first.json().qualifying_life_event.id }),
+    ])
+    // The child leaves the plan at the end of March: the subscriber's level changes from April.
+    const second = await post(
+      inst,
+      eventBody(inst, {
+        external_identifier: 'qle-2',
+        plan_elections: { medical: { type: 'election', plan_id: inst.plans.hmo, coverages: [{ member_id: inst.dependentId, start_date: '2027-01-01', end_date: '2027-03-31', status: 'employer_sponsored' }] } },
+      }),
+    )
+    expect(second.statusCode, second.body).toBe(201)
+    const history = (await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=all`)).json()
+    expect(history.as_of).toBeNull()
+    expect(history.coverages.map((c: { start_date: string; end_date: string | null; coverage_level: string }) => [c.start_date, c.end_date, c.coverage_level])).toEqual([
+      ['2027-01-01', '2027-03-31', 'employee_and_one_dependent'],
+      ['2027-04-01', null, 'employee_only'],
+    ])
+    expect((await call(t.app, inst.partner, 'GET', `/members/${inst.dependentId}/coverages?as_of=2027-04-01`)).json().coverages).toEqual([])
+
+    const events = [{ id: second.json().qualifying_life_event.id, coverage_period_id: inst.coveragePeriodId, event: 'initial_enrollment', date: '2027-01-01', eligibility_start_date: '2027-01-01' }]
+    expect((await call(t.app, inst.partner, 'GET', `/subscribers/${inst.subscriberId}`)).json().subscriber.current_qualifying_life_events).toEqual(events)
+    const listed = (await call(t.app, inst.partner, 'GET', `/groups/${inst.groupId}/subscribers`)).json().subscribers
+    expect(listed.find((s: { id: string }) => s.id === inst.subscriberId).current_qualifying_life_events).toEqual(events)
+  })
+
+  it("when coverages are read with a bad date or from another account, then 422 at as_of or 404", async () => {
+    const inst = await installation()
+    const bad = await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=2027-13-01`)
+    expect(bad.statusCode, bad.body).toBe(422)
+    expect(bad.json().errors[0]).toMatchObject({ parameter: 'as_of' })
+    const stranger = await t.newPartner()
+    const hidden = await call(t.app, stranger, 'GET', `/members/${inst.subscriberId}/coverages`)
+    expect(hidden.statusCode).toBe(404)
+    expect(hidden.json().code).toBe('member_not_found')
+  })
+
+  it('when a coverage ends more than a day before it starts, then 422 end_before_start at its end_date', async () => {
+    const inst = await installation()
+    const body = eventBody(inst)
+    Object.assign(body.qualifying_life_event.plan_elections.medical.coverages[0]!, { end_date: '2026-12-30' })
+    expectProblem(await post(inst, body), 422, 'validation_failed', '/qualifying_life_event/plan_elections/medical/coverages/0/end_date', 'end_before_start')
+  })
+
+  it("when a coverage ends the day before it starts (Ideon's never effective), then it is accepted and the member holds nothing on that line", async () => {
     const inst = await installation()
     const body = eventBody(inst)
     Object.assign(body.qualifying_life_event.plan_elections.medical.coverages[0]!, { end_date: '2026-12-31' })
-    expectProblem(await post(inst, body), 422, 'validation_failed', '/qualifying_life_event/plan_elections/medical/coverages/0/end_date', 'end_before_start')
+    const res = await post(inst, body)
+    expect(res.statusCode, res.body).toBe(201)
+    const held = await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=all`)
+    expect(held.statusCode, held.body).toBe(200)
+    expect(held.json().coverages).toEqual([])
   })
 
   it('when an election lacks plan_id and coverages and a waiver carries a plan_id, then every problem is listed at once', async () => {

@@ -251,6 +251,38 @@ export interface CoveragesTable {
   volume: number | null
 }
 
+/** The coverage in force over time (migration 0007, src/modules/coverage-timeline). */
+export interface CoverageSpansTable {
+  id: string
+  account_id: string
+  subscriber_id: string
+  member_id: string
+  line: string
+  plan_id: string
+  coverage_period_id: string
+  start_date: DateString
+  end_date: DateString | null
+  status: 'employer_sponsored' | 'cobra'
+  /** bigint: pg returns it as a string. */
+  volume: ColumnType<string | null, number | null, number | null>
+  coverage_level: string
+  qualifying_life_event_id: string
+  created_at: Timestamp
+  voided_at: NullableTimestamp
+  voided_by_event_id: string | null
+}
+
+/** What the service last told a carrier connection about a member (carrier-delivery/carrier-view.ts). */
+export interface CarrierViewsTable {
+  coverage_period_id: string
+  member_id: string
+  subscriber_id: string
+  records: ColumnType<unknown, string, string>
+  member_digest: string
+  file_delivery_id: string
+  updated_at: Timestamp
+}
+
 export interface ProviderSelectionsTable {
   id: string
   account_id: string
@@ -404,7 +436,7 @@ export interface FileDeliveriesTable {
   kind: 'full' | 'change'
   channel: 'edi' | 'api'
   file_name: string
-  status: Generated<'pending' | 'sent' | 'failed'>
+  status: Generated<'pending' | 'sent' | 'failed' | 'skipped'>
   transaction_count: Generated<number>
   member_count: Generated<number>
   /** bigint: pg returns it as a string. */
@@ -554,6 +586,8 @@ export interface Database {
   qualifying_life_events: QualifyingLifeEventsTable
   plan_elections: PlanElectionsTable
   coverages: CoveragesTable
+  coverage_spans: CoverageSpansTable
+  carrier_views: CarrierViewsTable
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable
   errors: ErrorsTable

@@ -243,6 +243,13 @@ export const errorTable = {
     title: 'Qualifying life event not found',
     description: 'No qualifying life event with this id in your account.',
   },
+  retroactive_limit_exceeded: {
+    status: 422,
+    title: 'Change too far in the past',
+    description:
+      "The life event changes coverage from a date further in the past than the carrier's retroactive_limit_days (GET /carriers) allows. " +
+      'Agree the change with the carrier outside the service, or send it with a later effective date.',
+  },
   duplicate_provider_selection: {
     status: 409,
     title: 'Duplicate provider selection',

@@ -143,7 +143,7 @@ export async function runWalkthrough(ctx: DemoContext): Promise<DemoSummary> {
   // ---- 5. A member change delivered as an 834 ----
   step(5, 'A member change: the client corrects the address, it travels as a change 834')
   const current = (await api.get<{ subscriber: Subscriber }>(partner, `/subscribers/${addressError.member_id}`)).subscriber
-  const { id: _id, group_id: _group, status: _status, dependents: _dependents, created_at: _created, updated_at: _updated, social_security_number: _ssn, ...fields } = current
+  const { id: _id, group_id: _group, status: _status, current_qualifying_life_events: _events, dependents: _dependents, created_at: _created, updated_at: _updated, social_security_number: _ssn, ...fields } = current
   const newAddress = { ...current.residential_address, address_line_1: '99 Oak Ave' }
   const updated = (await api.put<{ subscriber: Subscriber }>(partner, `/subscribers/${current.id}`, { subscriber: { ...fields, residential_address: newAddress } })).subscriber
   line(`PUT /subscribers/{id} (${nameOf(current.id)}) -> address ${describeValue('residential_address', newAddress)}; status ${updated.status}`)

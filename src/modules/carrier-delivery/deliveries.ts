@@ -56,9 +56,21 @@ export async function openDelivery(tx: Tx, cp: DeliveryTarget, kind: 'full' | 'c
 
 /**
  * Gathers a coverage period's pending transactions into one change delivery. Rows another
- * worker has locked are skipped (SKIP LOCKED): they travel in the next delivery.
+ * worker has locked are skipped (SKIP LOCKED): they travel in the next delivery. What the file
+ * says is decided when it is built, from the carrier's view and the coverage then (file-builder.ts).
  */
 export async function gatherPendingTransactions(tx: Tx, cp: DeliveryTarget, channel: 'edi' | 'api', now: Date): Promise<string | null> {
+  // A change file must not overtake the full file it changes: while one is on its way, changes
+  // wait (its settling schedules this gathering again).
+  const fullOnItsWay = await tx
+    .selectFrom('file_deliveries')
+    .select('id')
+    .where('coverage_period_id', '=', cp.id)
+    .where('kind', '=', 'full')
+    .where('status', '=', 'pending')
+    .limit(1)
+    .executeTakeFirst()
+  if (fullOnItsWay) return null
   const pending = await tx
     .selectFrom('member_transactions')
     .select('id')

@@ -1,5 +1,6 @@
-import type { TransactionKind } from '../../db/schema.js'
+import { createHash } from 'node:crypto'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
+import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import type {
   Edi834Address,
   Edi834Coverage,
@@ -8,18 +9,25 @@ import type {
   MaintenanceType,
   MemberRelationship,
 } from '../edi-834/edi-834.model.js'
-import type { LoadedCoverage, LoadedFamily, LoadedMember } from './family-loader.js'
+import {
+  carrierRecords,
+  changeEffectiveDate,
+  coverageChanges,
+  fullFileRecords,
+  isPlanChange,
+  nothingOpen,
+  termOn,
+  type CarrierRecord,
+  type CoverageChange,
+} from './carrier-view.js'
+import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedSpan, type LoadWindow } from './family-loader.js'
 
 /**
- * Turns loaded families into the 834 writer's members: the full file's (every member, every
- * current coverage, as additions for initial enrollment) and a change file's (only the members
- * and coverages the pending transactions touch).
+ * Turns loaded families into the 834 writer's members (x12-834-notes.md, "Life events in the
+ * 834"). A full file tells the coverage in force on its effective date; a change file tells, per
+ * member, the difference between what the carrier was last told (its view) and what is true now,
+ * with the codes of the event that made it. Both answer the view to store for next time.
  */
-
-/** What a change file says about one family: its transactions in this delivery. */
-export interface FamilyChanges {
-  transactions: readonly { id: string; kind: TransactionKind; member_id: string; qualifying_life_event_id: string | null }[]
-}
 
 /** One HD loop written, so the delivery can record it as a coverage transmission. */
 export interface WrittenCoverage {
@@ -31,15 +39,58 @@ export interface WrittenCoverage {
   transactionId: string | null
 }
 
+/** What the carrier holds about a member after this file (stored in carrier_views). */
+export interface MemberView {
+  memberId: string
+  subscriberId: string
+  records: CarrierRecord[]
+  digest: string
+}
+
+export interface ComposeContext {
+  ssn: SsnProtection
+  groupPolicyNumber: string | null
+  window: LoadWindow
+  /** The file's date: DTP*303 of a change without a date of its own (a demographic change). */
+  today: string
+}
+
+export interface ComposedFamily {
+  members: Edi834Member[]
+  views: MemberView[]
+  written: WrittenCoverage[]
+  /** A full file could not say everything (a later plan change, a future level): a change file must follow. */
+  needsFollowUp: boolean
+}
+
+/** INS04 for each life event (the notes' table); events without a code of their own are benefit selections. */
 const REASON_OF_EVENT: Record<string, MaintenanceReason> = {
   initial_enrollment: 'initial_enrollment',
   newly_eligible: 'initial_enrollment',
+  new_hire: 'initial_enrollment',
   birth: 'birth',
+  adoption: 'adoption',
   marriage: 'marriage',
   divorce: 'divorce',
+  legal_separation: 'legal_separation',
   termination_of_employment: 'termination_of_employment',
+  cobra: 'cobra',
+  re_hire: 're_enrollment',
+  death: 'death',
+  open_enrollment: 'benefit_selection',
+  loss_of_coverage: 'benefit_selection',
 }
-const reasonOfEvent = (event: string): MaintenanceReason => REASON_OF_EVENT[event] ?? 'benefit_selection'
+
+/** DMG04 the subscriber's loop says after these events, whatever the member record still holds. */
+const MARITAL_STATUS_AFTER: Record<string, string> = { marriage: 'married', divorce: 'divorced', legal_separation: 'separated' }
+
+/** INS07: why a member continues under COBRA, from the family's event that ended its coverage. */
+const COBRA_EVENT_AFTER: Record<string, NonNullable<Edi834Member['cobraQualifyingEvent']>> = {
+  termination_of_employment: 'termination_of_employment',
+  divorce: 'divorce',
+  legal_separation: 'legal_separation',
+  death: 'death',
+}
 
 function address(value: Record<string, string | null> | null): Edi834Address | null {
   if (!value || !value.address_line_1) return null
@@ -53,149 +104,306 @@ function address(value: Record<string, string | null> | null): Edi834Address | n
   }
 }
 
-/** HD05 from the family members on the same plan. */
-function coverageLevel(family: LoadedFamily, planId: string): Edi834Coverage['coverageLevel'] {
-  const onPlan = new Set(family.coverages.filter((c) => c.plan_id === planId).map((c) => c.member_id))
-  const covered = family.dependents.filter((d) => onPlan.has(d.id))
-  if (!onPlan.has(family.subscriber.id)) return 'individual'
-  if (covered.length === 0) return 'employee_only'
-  const partners = covered.filter((d) => d.subscriber_relationship === 'spouse' || d.subscriber_relationship === 'registered_domestic_partner')
-  if (covered.length === 1) return partners.length === 1 ? 'employee_and_spouse' : 'employee_and_one_dependent'
-  if (partners.length === 0) return 'employee_and_children'
-  return 'family'
+/**
+ * A digest of what a member loop says about the person (never the SSN itself: its keyed hash), so
+ * a change to any of it is told once as a change of identifying data (INS04 25).
+ */
+export function memberDigest(family: LoadedFamily, member: LoadedMember): string {
+  const subscriber = member.kind === 'subscriber'
+  const seen = [
+    member.first_name, member.middle_name, member.last_name, member.birth_date, member.gender, member.ssn_hash, member.marital_status,
+    member.tobacco_use, member.handicapped, member.subscriber_relationship, member.carrier_member_id, member.phone_numbers?.[0]?.contact ?? null,
+    member.emails?.[0]?.contact ?? null, subscriber ? member.residential_address : null, subscriber ? member.mailing_address : null,
+    subscriber ? member.employment_details : null, subscriber ? family.subscriber.classification : null, family.subscriber.external_identifier,
+  ]
+  return createHash('sha256').update(JSON.stringify(seen)).digest('base64url')
 }
 
-function coverageOf(family: LoadedFamily, coverage: LoadedCoverage, maintenance: MaintenanceType): Edi834Coverage {
-  return {
-    maintenance,
-    productLine: coverage.product_line,
-    productType: coverage.product_type,
-    planDescription: coverage.plan_description,
-    planExternalIdentifier: coverage.plan_external_identifier,
-    coverageLevel: coverageLevel(family, coverage.plan_id),
-    startDate: coverage.start_date,
-    endDate: coverage.end_date,
-    maintenanceEffectiveDate: null,
-    volume: coverage.volume,
-    primaryCareProvider: coverage.pcp,
+/** The plan and PCP of a record, from the span it came from. */
+function planOf(family: LoadedFamily, memberId: string, record: CarrierRecord): LoadedSpan {
+  return family.spans.find((span) => span.member_id === memberId && span.plan_id === record.planId)!
+}
+
+function coverageLoop(family: LoadedFamily, memberId: string, change: CoverageChange): Edi834Coverage {
+  const plan = planOf(family, memberId, change.record)
+  const record = change.record
+  const base = {
+    productLine: plan.product_line,
+    productType: plan.product_type,
+    planDescription: plan.plan_description,
+    planExternalIdentifier: plan.plan_external_identifier,
+    startDate: record.startDate,
+    primaryCareProvider: plan.pcp,
+  }
+  switch (change.kind) {
+    case 'addition': {
+      const term = record.terms[0]!
+      return { ...base, maintenance: 'addition', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null }
+    }
+    case 'termination': {
+      const term = termOn(record, record.endDate!)
+      return { ...base, maintenance: 'termination', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null, primaryCareProvider: null }
+    }
+    case 'cancellation': {
+      const term = record.terms[0]!
+      return {
+        ...base,
+        maintenance: 'termination',
+        coverageLevel: term.coverageLevel,
+        volume: term.volume,
+        endDate: addDays(record.startDate, -1),
+        maintenanceEffectiveDate: null,
+        primaryCareProvider: null,
+      }
+    }
+    case 'reinstatement': {
+      const term = record.terms.at(-1)!
+      return { ...base, maintenance: 'reinstatement', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null }
+    }
+    case 'change':
+      return {
+        ...base,
+        maintenance: 'change',
+        coverageLevel: change.term.coverageLevel,
+        volume: change.term.volume,
+        endDate: null,
+        maintenanceEffectiveDate: change.term.from,
+        primaryCareProvider: null,
+      }
   }
 }
 
-function memberOf(
-  family: LoadedFamily,
-  member: LoadedMember,
-  ssn: SsnProtection,
-  groupPolicyNumber: string | null,
-  maintenance: MaintenanceType,
-  reason: MaintenanceReason,
-  coverages: Edi834Coverage[],
-  maintenanceEffectiveDate: string | null,
-): Edi834Member {
+interface LoopCodes {
+  maintenance: MaintenanceType
+  reason: MaintenanceReason
+  maintenanceEffectiveDate: string | null
+  eligibilityStartDate: string | null
+  eligibilityEndDate: string | null
+  benefitStatus: 'active' | 'cobra'
+  cobraQualifyingEvent: Edi834Member['cobraQualifyingEvent']
+  cobraStartDate: string | null
+  /** The event that made the loop (its date stands in for a missing employment end). */
+  event: LoadedEvent | null
+}
+
+function memberLoop(family: LoadedFamily, member: LoadedMember, context: ComposeContext, codes: LoopCodes, coverages: Edi834Coverage[]): Edi834Member {
   const subscriber = member.kind === 'subscriber'
   const employment = subscriber ? family.subscriber.employment_details : null
-  const cobra = family.coverages.some((c) => c.member_id === member.id && c.status === 'cobra')
-  const phone = member.phone_numbers?.[0]?.contact ?? null
-  const email = member.emails?.[0]?.contact ?? null
   const classification = family.subscriber.classification
+  const event = codes.event?.event
+  const terminated = subscriber && event === 'termination_of_employment'
+  const employmentEnd = employment?.end_date ? String(employment.end_date) : terminated ? codes.event!.date : null
   return {
     subscriber,
     relationship: (subscriber ? 'self' : member.subscriber_relationship) as MemberRelationship,
-    maintenance,
-    reason,
-    benefitStatus: cobra ? 'cobra' : 'active',
-    cobraQualifyingEvent: null,
-    employmentStatus: employment ? String(employment.status ?? '') || null : null,
+    maintenance: codes.maintenance,
+    reason: codes.reason,
+    benefitStatus: codes.benefitStatus,
+    employmentStatus: terminated ? 'terminated' : employment ? String(employment.status ?? '') || null : null,
     handicapped: member.handicapped,
     subscriberIdentifier: family.subscriber.external_identifier,
-    groupPolicyNumber,
+    groupPolicyNumber: context.groupPolicyNumber,
     memberId: member.id,
     carrierMemberId: member.carrier_member_id,
     employmentStartDate: employment?.start_date ? String(employment.start_date) : null,
-    employmentEndDate: employment?.end_date ? String(employment.end_date) : null,
-    cobraStartDate: null,
-    eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
-    eligibilityEndDate: null,
-    maintenanceEffectiveDate,
+    employmentEndDate: subscriber ? employmentEnd : null,
+    cobraQualifyingEvent: codes.cobraQualifyingEvent,
+    cobraStartDate: codes.cobraStartDate,
+    eligibilityStartDate: codes.eligibilityStartDate,
+    eligibilityEndDate: codes.eligibilityEndDate,
+    maintenanceEffectiveDate: codes.maintenanceEffectiveDate,
     firstName: member.first_name,
     middleName: member.middle_name,
     lastName: member.last_name,
     // Opened only here, for the file; the plain SSN never leaves this object.
-    ssn: member.ssn_ciphertext && member.ssn_key_id ? ssn.open(member.ssn_ciphertext, member.ssn_key_id) : null,
-    phone,
-    email,
+    ssn: member.ssn_ciphertext && member.ssn_key_id ? context.ssn.open(member.ssn_ciphertext, member.ssn_key_id) : null,
+    phone: member.phone_numbers?.[0]?.contact ?? null,
+    email: member.emails?.[0]?.contact ?? null,
     residentialAddress: subscriber ? address(member.residential_address) : null,
     mailingAddress: subscriber ? address(member.mailing_address) : null,
     birthDate: member.birth_date,
     gender: member.gender,
-    maritalStatus: member.marital_status,
+    maritalStatus: (subscriber && event && MARITAL_STATUS_AFTER[event]) || member.marital_status,
     tobaccoUse: member.tobacco_use,
     coverages,
     reportingCategories: subscriber && classification ? [{ name: classification.type, value: classification.code }] : [],
   }
 }
 
-/**
- * The full file: every member of each family with every current coverage, as initial enrollments.
- * Its coverage transmissions are recorded in SQL once it is sent (delivery-sent.ts).
- */
-export function fullFileMembers(family: LoadedFamily, ssn: SsnProtection, groupPolicyNumber: string | null): Edi834Member[] {
-  return [family.subscriber, ...family.dependents].map((member) => {
-    const own = family.coverages.filter((c) => c.member_id === member.id)
-    return memberOf(family, member, ssn, groupPolicyNumber, 'addition', 'initial_enrollment', own.map((c) => coverageOf(family, c, 'addition')), null)
-  })
+const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindow) => carrierRecords(spansOf(family, member.id), window, member.kind === 'subscriber')
+
+/** INS07 for a member continuing under COBRA: the family's latest event that ends coverage, or a child's ageing out. */
+function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null): Edi834Member['cobraQualifyingEvent'] {
+  const earlier = family.events.filter((e) => !before || e.created_at <= before.created_at)
+  for (const event of [...earlier].reverse()) {
+    const found = COBRA_EVENT_AFTER[event.event]
+    if (found) return found
+  }
+  return member.kind === 'dependent' && member.subscriber_relationship === 'child' ? 'ineligible_child' : 'termination_of_employment'
 }
 
 /**
- * A change file's members for one family: a created member is an addition with its coverages; an
- * updated one a change of identifying data without coverage loops; a life event a change of the
- * subscriber and of every member it covers, with the event's coverages added (or terminated
- * where they end). A member touched twice in one delivery appears once, with the strongest
- * maintenance (addition over change).
+ * The full file's members of one family: every member with coverage in the plan year, each with
+ * the record of each line in force on the file's effective date (or the first after it), as
+ * additions for initial enrollment. The subscriber's loop opens the family even without coverage
+ * of its own.
  */
-export function changeFileMembers(family: LoadedFamily, changes: FamilyChanges, ssn: SsnProtection, groupPolicyNumber: string | null, today: string, written: WrittenCoverage[]): Edi834Member[] {
-  const byMember = new Map<string, { maintenance: MaintenanceType; reason: MaintenanceReason; coverages: Map<string, { coverage: LoadedCoverage; maintenance: MaintenanceType; transactionId: string }> }>()
-  const touch = (memberId: string, maintenance: MaintenanceType, reason: MaintenanceReason) => {
-    const entry = byMember.get(memberId)
-    if (!entry) {
-      const created = { maintenance, reason, coverages: new Map() }
-      byMember.set(memberId, created)
-      return created
-    }
-    if (maintenance === 'addition') Object.assign(entry, { maintenance, reason })
-    return entry
-  }
-  for (const transaction of changes.transactions) {
-    if (transaction.kind === 'subscriber_created' || transaction.kind === 'dependent_created') {
-      const entry = touch(transaction.member_id, 'addition', 'no_reason')
-      for (const c of family.coverages.filter((c) => c.member_id === transaction.member_id)) {
-        entry.coverages.set(c.plan_id, { coverage: c, maintenance: 'addition', transactionId: transaction.id })
-      }
-    } else if (transaction.kind === 'subscriber_updated' || transaction.kind === 'dependent_updated') {
-      touch(transaction.member_id, 'change', 'identifying_data')
-    } else if (transaction.kind === 'qualifying_life_event') {
-      const eventCoverages = family.coverages.filter((c) => c.qualifying_life_event_id === transaction.qualifying_life_event_id)
-      const reason = reasonOfEvent(eventCoverages[0]?.event ?? family.latestEvent?.event ?? '')
-      touch(family.subscriber.id, 'change', reason)
-      for (const c of eventCoverages) {
-        const maintenance: MaintenanceType = c.end_date !== null && c.end_date <= today ? 'termination' : 'addition'
-        touch(c.member_id, 'change', reason).coverages.set(c.plan_id, { coverage: c, maintenance, transactionId: transaction.id })
-      }
-    }
-  }
-  // A dependent's loop follows its subscriber's: a change to dependents alone carries the
-  // subscriber as an unchanged member (001, no reason given, no coverage loops).
-  if (byMember.size > 0 && !byMember.has(family.subscriber.id)) touch(family.subscriber.id, 'change', 'no_reason')
+export function fullFileMembers(family: LoadedFamily, context: ComposeContext): ComposedFamily {
+  const effectiveDate = context.window.startDate
   const members: Edi834Member[] = []
+  const views: MemberView[] = []
+  const written: WrittenCoverage[] = []
+  let needsFollowUp = false
   for (const member of [family.subscriber, ...family.dependents]) {
-    const entry = byMember.get(member.id)
-    if (!entry) continue
-    const coverages = [...entry.coverages.values()]
-    for (const { coverage, maintenance, transactionId } of coverages) {
-      written.push({ memberId: member.id, planId: coverage.plan_id, maintenance, startDate: coverage.start_date, endDate: coverage.end_date, transactionId })
+    const records = recordsOf(family, member, context.window)
+    if (records.length === 0 && member.kind === 'dependent') continue
+    const told = fullFileRecords(records, effectiveDate)
+    if (coverageChanges(told, records).length > 0) needsFollowUp = true
+    const cobra = told.find((record) => record.status === 'cobra')
+    const coverages = told.map((record) => coverageLoop(family, member.id, { kind: 'addition', record }))
+    for (const coverage of told) {
+      written.push({ memberId: member.id, planId: coverage.planId, maintenance: 'addition', startDate: coverage.startDate, endDate: coverage.endDate, transactionId: null })
     }
     members.push(
-      memberOf(family, member, ssn, groupPolicyNumber, entry.maintenance, entry.reason, coverages.map((c) => coverageOf(family, c.coverage, c.maintenance)), today),
+      memberLoop(
+        family,
+        member,
+        context,
+        {
+          maintenance: 'addition',
+          reason: 'initial_enrollment',
+          maintenanceEffectiveDate: null,
+          eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
+          eligibilityEndDate: null,
+          benefitStatus: cobra ? 'cobra' : 'active',
+          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent) : null,
+          cobraStartDate: cobra?.startDate ?? null,
+          event: family.latestEvent,
+        },
+        coverages,
+      ),
+    )
+    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: told, digest: memberDigest(family, member) })
+  }
+  return { members, views, written, needsFollowUp }
+}
+
+/** What the carrier was last told about each member of a family (absent: never told). */
+export type ToldViews = ReadonlyMap<string, { records: CarrierRecord[]; digest: string }>
+
+/** INS04 of a member loop: the event's code, a plan change's own code, or identifying data alone. */
+function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean): MaintenanceReason {
+  if (demographicsOnly) return 'identifying_data'
+  if (!event) return 'no_reason'
+  if (event.event === 'death') return maintenance === 'termination' ? 'death' : 'surviving_spouse'
+  if (event.event !== 'open_enrollment' && maintenance === 'change' && isPlanChange(changes)) return 'plan_change'
+  return REASON_OF_EVENT[event.event] ?? 'no_reason'
+}
+
+/**
+ * A change file's members for one family: for each member, the HD loops that bring the carrier's
+ * view to what is true, and a change of identifying data where the member's data changed. A
+ * member with nothing to tell has no loop: a birth that leaves the subscriber's level as it was
+ * sends the child alone.
+ *
+ * `event` is the latest life event among the family's changes in this file (its codes and dates
+ * name the loops); `transactionId` is recorded with each HD loop written.
+ */
+export function changeFileMembers(
+  family: LoadedFamily,
+  told: ToldViews,
+  event: LoadedEvent | null,
+  transactionId: string | null,
+  context: ComposeContext,
+): ComposedFamily {
+  const members: Edi834Member[] = []
+  const views: MemberView[] = []
+  const written: WrittenCoverage[] = []
+  for (const member of [family.subscriber, ...family.dependents]) {
+    const truth = recordsOf(family, member, context.window)
+    const digest = memberDigest(family, member)
+    const held = told.get(member.id)
+    if (!held && truth.length === 0) continue
+    // A re-hire brings back a member the carrier holds as ended: its coverages are reinstated
+    // (HD*025 from the new start, x12-834-notes.md) rather than added.
+    const rehired = event?.event === 're_hire' && held !== undefined && nothingOpen(held.records)
+    const changes = coverageChanges(held?.records ?? [], truth).map((change): CoverageChange =>
+      rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change,
+    )
+    const demographicsChanged = held !== undefined && held.digest !== digest
+    if (changes.length === 0 && !demographicsChanged) continue
+
+    const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
+    const maintenance: MaintenanceType = !held
+      ? 'addition'
+      : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(held.records)
+        ? 'reinstatement'
+        : ended && nothingOpen(truth)
+          ? 'termination'
+          : 'change'
+    const demographicsOnly = changes.length === 0
+    const effectiveDates = changes.map(changeEffectiveDate).sort()
+    const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
+    const inCobra = cobra !== undefined || truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today))
+    const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
+    members.push(
+      memberLoop(
+        family,
+        member,
+        context,
+        {
+          maintenance,
+          reason: reasonOf(event, changes, maintenance, demographicsOnly),
+          maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
+          eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
+          eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
+          benefitStatus: inCobra ? 'cobra' : 'active',
+          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
+          cobraStartDate: cobra?.record.startDate ?? null,
+          event,
+        },
+        changes.map((change) => coverageLoop(family, member.id, change)),
+      ),
+    )
+    for (const change of changes) {
+      const loop = coverageLoop(family, member.id, change)
+      written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
+    }
+    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: truth, digest })
+  }
+  return { members, views, written, needsFollowUp: false }
+}
+
+/**
+ * A family as the carrier holds it on `date`: each member with the coverages in force that day
+ * (their terms of that day). What a census of a carrier that took every file would say.
+ */
+export function membersInForce(family: LoadedFamily, context: ComposeContext, date: string): Edi834Member[] {
+  const members: Edi834Member[] = []
+  for (const member of [family.subscriber, ...family.dependents]) {
+    const records = recordsOf(family, member, context.window).filter((record) => record.startDate <= date && (record.endDate === null || record.endDate >= date))
+    if (records.length === 0 && member.kind === 'dependent') continue
+    const held = records.map((record) => ({ ...record, terms: [{ ...termOn(record, date), from: record.startDate }] }))
+    const cobra = held.find((record) => record.status === 'cobra')
+    members.push(
+      memberLoop(
+        family,
+        member,
+        context,
+        {
+          maintenance: 'audit',
+          reason: 'audit',
+          maintenanceEffectiveDate: null,
+          eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
+          eligibilityEndDate: null,
+          benefitStatus: cobra ? 'cobra' : 'active',
+          cobraQualifyingEvent: null,
+          cobraStartDate: cobra?.startDate ?? null,
+          event: null,
+        },
+        held.map((record) => ({ ...coverageLoop(family, member.id, { kind: 'addition', record }), maintenance: 'audit' as const })),
+      ),
     )
   }
-  return members
+  return members.length === 1 && members[0]!.coverages.length === 0 ? [] : members
 }

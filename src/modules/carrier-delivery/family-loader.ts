@@ -1,5 +1,8 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
+import { todayUtc } from '../../lib/clock.js'
+import { inForceOn, type CoverageLevel } from '../coverage-timeline/coverage-timeline.model.js'
+import { carrierRecords, termOn, type SpanLike } from './carrier-view.js'
 
 /**
  * A coverage period's families as the carrier side needs them, read in pages: the 834 files and
@@ -36,61 +39,122 @@ export interface LoadedMember {
   classification: { type: string; code: string; description: string } | null
 }
 
-export interface LoadedCoverage {
-  member_id: string
+/** A plan as the 834 names it. */
+export interface LoadedPlan {
   plan_id: string
   plan_external_identifier: string
   plan_description: string
   product_line: string
   product_type: string | null
+}
+
+export interface LoadedPcp {
+  npi: string
+  first_name: string | null
+  last_name: string | null
+  organization_name: string | null
+}
+
+/** One span of coverage of a member in a plan of the coverage period (coverage-timeline). */
+export interface LoadedSpan extends LoadedPlan {
+  member_id: string
+  line: string
   start_date: string
   end_date: string | null
   status: 'employer_sponsored' | 'cobra'
   volume: number | null
+  coverage_level: CoverageLevel
   qualifying_life_event_id: string
+  pcp: LoadedPcp | null
+}
+
+/** A coverage as the carrier holds it on the family's reference date (census comparisons). */
+export interface LoadedCoverage extends LoadedPlan {
+  member_id: string
+  start_date: string
+  end_date: string | null
+  status: 'employer_sponsored' | 'cobra'
+  volume: number | null
+  pcp: LoadedPcp | null
+}
+
+export interface LoadedEvent {
+  id: string
   event: string
+  date: string
   eligibility_start_date: string
-  pcp: { npi: string; first_name: string | null; last_name: string | null; organization_name: string | null } | null
+  created_at: Date
 }
 
 export interface LoadedFamily {
   subscriber: LoadedMember
   dependents: LoadedMember[]
-  /** The latest coverage of each member in each plan of the coverage period. */
+  /** Every span of the family in the coverage period's plans, by member, line and start. */
+  spans: LoadedSpan[]
+  /** The carrier's records in force on the reference date (today within the plan year). */
   coverages: LoadedCoverage[]
+  /** The family's life events on any coverage period of the group, oldest first. */
+  events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
-  latestEvent: { id: string; event: string; eligibility_start_date: string } | null
+  latestEvent: LoadedEvent | null
+}
+
+/** The coverage period as the loader needs it: its id and its dates (the window records are seen through). */
+export interface LoadWindow {
+  coveragePeriodId: string
+  startDate: string
+  endDate: string | null
 }
 
 /**
- * Subscribers of the coverage period's group enrolled in it (a qualifying life event on it), in
- * id order after `afterId`: the keyset that pages a full file or a reconciliation.
+ * Subscribers whose family holds coverage in the coverage period's plans, in id order after
+ * `afterId`: the keyset that pages a full file or a reconciliation. Straight off the
+ * (coverage_period_id, subscriber_id) index of the spans in force.
  */
 export async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, afterId: string | null, limit: number): Promise<string[]> {
-  // Straight off the (coverage_period_id, subscriber_id) index, starting after the last page:
-  // a life event's coverage period is always one of its subscriber's group (checked when it is
-  // created), so no join to members is needed.
   const rows = await sql<{ subscriber_id: string }>`
-    SELECT DISTINCT subscriber_id FROM qualifying_life_events
-     WHERE coverage_period_id = ${coveragePeriodId}
+    SELECT DISTINCT subscriber_id FROM coverage_spans
+     WHERE coverage_period_id = ${coveragePeriodId} AND voided_at IS NULL
        AND (${afterId}::uuid IS NULL OR subscriber_id > ${afterId}::uuid)
      ORDER BY subscriber_id
      LIMIT ${limit}`.execute(db)
   return rows.rows.map((row) => row.subscriber_id)
 }
 
-export async function countEnrolled(db: Executor, coveragePeriodId: string): Promise<{ subscribers: number; dependents: number }> {
+/**
+ * The members a full file holds: each subscriber of an enrolled family, and each dependent with
+ * coverage in one of `productLines` (null: any) within the plan year.
+ */
+export async function countEnrolled(db: Executor, window: LoadWindow, productLines: readonly string[] | null): Promise<{ subscribers: number; dependents: number }> {
   const row = await sql<{ subscribers: string; dependents: string }>`
-    WITH enrolled AS (SELECT DISTINCT subscriber_id AS id FROM qualifying_life_events WHERE coverage_period_id = ${coveragePeriodId})
-    SELECT (SELECT count(*) FROM enrolled)::text AS subscribers,
-           (SELECT count(*) FROM members d JOIN enrolled e ON d.subscriber_id = e.id)::text AS dependents`.execute(db)
+    WITH covered AS (
+      SELECT DISTINCT s.subscriber_id, s.member_id FROM coverage_spans s JOIN plans p ON p.id = s.plan_id
+       WHERE s.coverage_period_id = ${window.coveragePeriodId} AND s.voided_at IS NULL
+         AND (${window.endDate}::date IS NULL OR s.start_date <= ${window.endDate}::date)
+         AND (s.end_date IS NULL OR s.end_date >= ${window.startDate}::date)
+         AND (${productLines}::text[] IS NULL OR p.product_line = ANY(${productLines}::text[])))
+    SELECT (SELECT count(DISTINCT subscriber_id) FROM covered)::text AS subscribers,
+           (SELECT count(*) FROM covered WHERE member_id <> subscriber_id)::text AS dependents`.execute(db)
   return { subscribers: Number(row.rows[0]!.subscribers), dependents: Number(row.rows[0]!.dependents) }
 }
 
+/** A coverage period's window. */
+export function windowOf(cp: { id: string; coverage_start_date: string; coverage_end_date: string | null }): LoadWindow {
+  return { coveragePeriodId: cp.id, startDate: cp.coverage_start_date, endDate: cp.coverage_end_date }
+}
+
+/** The date a family's `coverages` describe: today, kept within the plan year. */
+export function referenceDate(window: LoadWindow, today: string): string {
+  if (today < window.startDate) return window.startDate
+  if (window.endDate !== null && today > window.endDate) return window.endDate
+  return today
+}
+
 /** The families of these subscribers, in the order given. */
-export async function loadFamilies(db: Executor, coveragePeriodId: string, subscriberIds: readonly string[]): Promise<LoadedFamily[]> {
+export async function loadFamilies(db: Executor, window: LoadWindow, subscriberIds: readonly string[], today = todayUtc()): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
+  const coveragePeriodId = window.coveragePeriodId
   const members = await sql<LoadedMember>`
     SELECT m.id, m.subscriber_id, m.kind, m.external_identifier, m.carrier_member_id, m.first_name, m.middle_name, m.last_name,
            to_char(m.birth_date, 'YYYY-MM-DD') AS birth_date, m.gender, m.ssn_ciphertext, m.ssn_key_id, m.ssn_hash, m.ssn_last_four,
@@ -103,56 +167,98 @@ export async function loadFamilies(db: Executor, coveragePeriodId: string, subsc
      WHERE m.id = ANY(${ids}::uuid[]) OR m.subscriber_id = ANY(${ids}::uuid[])
      ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`.execute(db)
   const memberIds = members.rows.map((member) => member.id)
-  const coverages = await sql<Omit<LoadedCoverage, 'pcp'>>`
-    SELECT DISTINCT ON (c.member_id, c.plan_id)
-           c.member_id, c.plan_id, p.external_identifier AS plan_external_identifier, p.description AS plan_description,
-           p.product_line, p.product_type, to_char(c.start_date, 'YYYY-MM-DD') AS start_date, to_char(c.end_date, 'YYYY-MM-DD') AS end_date,
-           c.status, c.volume, q.id AS qualifying_life_event_id, q.event, to_char(q.eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
-      FROM coverages c
-      JOIN plan_elections pe ON pe.id = c.plan_election_id
-      JOIN qualifying_life_events q ON q.id = pe.qualifying_life_event_id
-      JOIN plans p ON p.id = c.plan_id
-     WHERE c.member_id = ANY(${memberIds}::uuid[]) AND q.coverage_period_id = ${coveragePeriodId}
-     ORDER BY c.member_id, c.plan_id, q.created_at DESC, q.id DESC`.execute(db)
+  const spans = await sql<Omit<LoadedSpan, 'pcp' | 'volume'> & { volume: string | null }>`
+    SELECT s.member_id, s.line, s.plan_id, p.external_identifier AS plan_external_identifier, p.description AS plan_description,
+           p.product_line, p.product_type, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
+           s.status, s.volume, s.coverage_level, s.qualifying_life_event_id
+      FROM coverage_spans s
+      JOIN plans p ON p.id = s.plan_id
+     WHERE s.subscriber_id = ANY(${ids}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
+     ORDER BY s.member_id, s.line, s.start_date`.execute(db)
   const pcps = await sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
     SELECT DISTINCT ON (member_id, plan_id) member_id, plan_id, npi, first_name, last_name, organization_name
       FROM provider_selections
      WHERE member_id = ANY(${memberIds}::uuid[])
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`.execute(db)
-  const latestEvents = await sql<{ subscriber_id: string; id: string; event: string; eligibility_start_date: string }>`
-    SELECT DISTINCT ON (subscriber_id) subscriber_id, id, event, to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
+  const events = await sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
+    SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
+           to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date, created_at
       FROM qualifying_life_events
-     WHERE subscriber_id = ANY(${ids}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
-     ORDER BY subscriber_id, created_at DESC, id DESC`.execute(db)
+     WHERE subscriber_id = ANY(${ids}::uuid[])
+     ORDER BY subscriber_id, created_at, id`.execute(db)
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
-  const coveragesOf = new Map<string, LoadedCoverage[]>()
-  for (const row of coverages.rows) {
-    const pcp = pcpOf.get(`${row.member_id}:${row.plan_id}`)
-    const list = coveragesOf.get(row.member_id) ?? []
-    list.push({ ...row, volume: row.volume === null ? null : Number(row.volume), pcp: pcp ? { npi: pcp.npi, first_name: pcp.first_name, last_name: pcp.last_name, organization_name: pcp.organization_name } : null })
-    coveragesOf.set(row.member_id, list)
-  }
-  const eventOf = new Map(latestEvents.rows.map((row) => [row.subscriber_id, row]))
   const families = new Map<string, LoadedFamily>()
   for (const member of members.rows) {
-    if (member.kind === 'subscriber') {
-      const event = eventOf.get(member.id)
-      families.set(member.id, {
-        subscriber: member,
-        dependents: [],
-        coverages: [],
-        latestEvent: event ? { id: event.id, event: event.event, eligibility_start_date: event.eligibility_start_date } : null,
-      })
-    }
+    if (member.kind === 'subscriber') families.set(member.id, { subscriber: member, dependents: [], spans: [], coverages: [], events: [], latestEvent: null })
   }
   for (const member of members.rows) {
     if (member.kind === 'dependent') families.get(member.subscriber_id!)?.dependents.push(member)
   }
-  for (const family of families.values()) {
-    for (const member of [family.subscriber, ...family.dependents]) family.coverages.push(...(coveragesOf.get(member.id) ?? []))
+  const subscriberOf = new Map(members.rows.map((member) => [member.id, member.subscriber_id ?? member.id]))
+  for (const row of spans.rows) {
+    const pcp = pcpOf.get(`${row.member_id}:${row.plan_id}`)
+    families.get(subscriberOf.get(row.member_id)!)?.spans.push({
+      ...row,
+      volume: row.volume === null ? null : Number(row.volume),
+      pcp: pcp ? { npi: pcp.npi, first_name: pcp.first_name, last_name: pcp.last_name, organization_name: pcp.organization_name } : null,
+    })
   }
+  for (const row of events.rows) {
+    const family = families.get(row.subscriber_id)
+    if (!family) continue
+    const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date, created_at: row.created_at }
+    family.events.push(event)
+    if (row.coverage_period_id === coveragePeriodId) family.latestEvent = event
+  }
+  const onDate = referenceDate(window, today)
+  for (const family of families.values()) family.coverages = coveragesOn(family, window, onDate)
   return ids.map((id) => families.get(id)).filter((family): family is LoadedFamily => family !== undefined)
+}
+
+/** The family's spans of one member as carrier-view spans. */
+export function spansOf(family: LoadedFamily, memberId: string): (SpanLike & { span: LoadedSpan })[] {
+  return family.spans
+    .filter((span) => span.member_id === memberId)
+    .map((span) => ({
+      span,
+      line: span.line,
+      planId: span.plan_id,
+      status: span.status,
+      startDate: span.start_date,
+      endDate: span.end_date,
+      volume: span.volume,
+      coverageLevel: span.coverage_level,
+    }))
+}
+
+/**
+ * Each member's coverages in force on `date`, with their plan and PCP, as a census would show them:
+ * with their own end dates (a coverage ending on the plan year's last day says so).
+ */
+function coveragesOn(family: LoadedFamily, window: LoadWindow, date: string): LoadedCoverage[] {
+  const coverages: LoadedCoverage[] = []
+  for (const member of [family.subscriber, ...family.dependents]) {
+    const spans = spansOf(family, member.id)
+    for (const record of carrierRecords(spans, { ...window, endDate: null }, member.kind === 'subscriber')) {
+      if (!inForceOn(record, date)) continue
+      const plan = spans.find((s) => s.planId === record.planId)!.span
+      coverages.push({
+        member_id: member.id,
+        plan_id: plan.plan_id,
+        plan_external_identifier: plan.plan_external_identifier,
+        plan_description: plan.plan_description,
+        product_line: plan.product_line,
+        product_type: plan.product_type,
+        start_date: record.startDate,
+        end_date: record.endDate,
+        status: record.status,
+        volume: termOn(record, date).volume,
+        pcp: plan.pcp,
+      })
+    }
+  }
+  return coverages
 }
 
 const ALL_IDS_PAGE = 10_000
@@ -163,10 +269,10 @@ const ALL_FAMILIES_PAGE = 1000
  * a sandbox carrier's records). Two pages at a time on two connections: the database reads one
  * while this process parses the other (on the embedded database they simply take turns).
  */
-export async function loadAllFamilies(db: Executor, coveragePeriodId: string): Promise<LoadedFamily[]> {
+export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise<LoadedFamily[]> {
   const ids: string[] = []
   for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
-    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ALL_IDS_PAGE)
+    const page = await enrolledSubscriberPage(db, window.coveragePeriodId, after, ALL_IDS_PAGE)
     if (page.length === 0) break
     ids.push(...page)
   }
@@ -177,7 +283,7 @@ export async function loadAllFamilies(db: Executor, coveragePeriodId: string): P
   const loadNext = async (): Promise<void> => {
     while (nextPage < pages.length) {
       const index = nextPage++
-      loaded[index] = await loadFamilies(db, coveragePeriodId, pages[index]!)
+      loaded[index] = await loadFamilies(db, window, pages[index]!)
     }
   }
   await Promise.all([loadNext(), loadNext()])

@@ -10,8 +10,10 @@ import type { Edi834Header, Edi834Member } from '../edi-834/edi-834.model.js'
 import { write834 } from '../edi-834/edi-834.writer.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB } from './carrier-jobs.js'
-import { changeFileMembers, fullFileMembers, type FamilyChanges, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedFamily } from './family-loader.js'
+import type { CarrierRecord } from './carrier-view.js'
+import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type MemberView, type WrittenCoverage } from './edi-834-members.js'
+import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedEvent, type LoadedFamily, type LoadWindow } from './family-loader.js'
+import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
 /** Families read per page; a page's members are written before the next is read. */
 const FAMILY_PAGE = 150
@@ -102,10 +104,10 @@ export async function nextControlNumber(tx: Tx, carrierName: string): Promise<nu
 }
 
 /** Families of a full file, page by page, in id order. */
-async function* allFamilies(tx: Tx, coveragePeriodId: string): AsyncGenerator<LoadedFamily> {
+async function* allFamilies(tx: Tx, window: LoadWindow): AsyncGenerator<LoadedFamily> {
   const loadPage = async (after: string | null) => {
-    const ids = await enrolledSubscriberPage(tx, coveragePeriodId, after, FAMILY_PAGE)
-    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, coveragePeriodId, ids) }
+    const ids = await enrolledSubscriberPage(tx, window.coveragePeriodId, after, FAMILY_PAGE)
+    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, window, ids) }
   }
   // The next page is asked for before this one is written: the database reads it while this
   // process composes and writes, so the two cores work at once instead of taking turns.
@@ -123,16 +125,38 @@ async function* allFamilies(tx: Tx, coveragePeriodId: string): AsyncGenerator<Lo
   }
 }
 
+/** What the carrier was last told about the members of these families, on this connection. */
+async function toldViews(tx: Tx, coveragePeriodId: string, subscriberIds: readonly string[]): Promise<Map<string, { records: CarrierRecord[]; digest: string }>> {
+  const rows = await sql<{ member_id: string; records: CarrierRecord[]; member_digest: string }>`
+    SELECT member_id, records, member_digest FROM carrier_views
+     WHERE coverage_period_id = ${coveragePeriodId} AND subscriber_id = ANY(${[...subscriberIds]}::uuid[])`.execute(tx)
+  return new Map(rows.rows.map((row) => [row.member_id, { records: row.records, digest: row.member_digest }]))
+}
+
 /**
- * Builds a delivery's content into chunks and records what it carried (coverage transmissions),
- * in one transaction, then queues the send. A build that failed part-way left nothing (the
- * transaction rolled back), so running it again starts clean; a delivery already built is not
- * built twice.
+ * A change delivery with nothing to tell (its families' changes are already known to the carrier,
+ * or were undone before the file was made) is skipped: no file, its transactions in sync.
+ */
+async function skipDelivery(tx: Tx, deliveryId: string, now: Date): Promise<void> {
+  await tx.updateTable('file_deliveries').set({ status: 'skipped', content_as_of: now, member_count: 0, updated_at: now }).where('id', '=', deliveryId).execute()
+  await tx
+    .updateTable('member_transactions')
+    .set({ status: 'synced', submitted_at: now, completed_at: now, updated_at: now })
+    .where('file_delivery_id', '=', deliveryId)
+    .execute()
+  await refreshFamilyStatuses(tx, { fileDeliveryId: deliveryId }, now)
+}
+
+/**
+ * Builds a delivery's content into chunks and records what it carried (coverage transmissions and
+ * the carrier's view of each member it told about), in one transaction, then queues the send. A
+ * build that failed part-way left nothing (the transaction rolled back), so running it again
+ * starts clean; a delivery already built is not built twice.
  */
 export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const delivery = await tx.selectFrom('file_deliveries').selectAll().where('id', '=', deliveryId).forUpdate().executeTakeFirst()
-    if (!delivery || delivery.sha256 !== null) return
+    if (!delivery || delivery.sha256 !== null || delivery.status !== 'pending') return
     const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', delivery.coverage_period_id).executeTakeFirstOrThrow()
     const group = await tx.selectFrom('groups').selectAll().where('id', '=', cp.group_id).executeTakeFirstOrThrow()
     const producers = await tx.selectFrom('producers_of_record').selectAll().where('group_id', '=', group.id).orderBy('position').limit(2).execute()
@@ -140,10 +164,20 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     const now = new Date()
     const today = now.toISOString().slice(0, 10)
     const controlNumber = delivery.interchange_control_number ?? 0
+    const window: LoadWindow = { coveragePeriodId: cp.id, startDate: cp.coverage_start_date, endDate: cp.coverage_end_date }
+    const context: ComposeContext = { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today }
+    // An 834 has no insurance line code for accident, critical illness or hospital indemnity
+    // plans: those reach the carrier outside the file, so they are neither written nor recorded.
+    const productLines = delivery.channel === 'edi' ? PRODUCT_LINES_ON_834 : null
+    const sendable = (family: LoadedFamily): LoadedFamily =>
+      productLines ? { ...family, spans: family.spans.filter((span) => productLines.includes(span.product_line)) } : family
+
     const written: WrittenCoverage[] = []
+    const views: MemberView[] = []
+    const followUps: LoadedFamily[] = []
     const writes = new BackgroundWrites()
     /** Records (and forgets) what was written so far: a full file's 200,000 coverages are never all held. */
-    const recordTransmissions = async () => {
+    const recordWritten = async () => {
       while (written.length > 0) {
         const batch = written.splice(0, TRANSMISSION_BATCH)
         // Columns as arrays, one statement per batch: a few parameters instead of eleven per row.
@@ -154,61 +188,77 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
             FROM unnest(${batch.map(() => uuidv7())}::uuid[], ${batch.map((w) => w.memberId)}::uuid[], ${batch.map((w) => w.planId)}::uuid[], ${batch.map((w) => w.transactionId)}::uuid[],
                         ${batch.map((w) => w.maintenance)}::text[], ${batch.map((w) => w.startDate)}::date[], ${batch.map((w) => w.endDate)}::date[]) AS t`.execute(tx))
       }
+      while (views.length > 0) {
+        const batch = views.splice(0, TRANSMISSION_BATCH)
+        await writes.add(sql`
+          INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
+          SELECT ${cp.id}, t.member_id, t.subscriber_id, t.records, t.digest, ${delivery.id}, ${now}
+            FROM unnest(${batch.map((v) => v.memberId)}::uuid[], ${batch.map((v) => v.subscriberId)}::uuid[], ${batch.map((v) => JSON.stringify(v.records))}::jsonb[],
+                        ${batch.map((v) => v.digest)}::text[]) AS t(member_id, subscriber_id, records, digest)
+          ON CONFLICT (coverage_period_id, member_id) DO UPDATE
+            SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at`.execute(tx))
+      }
+    }
+    const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
+      written.push(...composed.written)
+      views.push(...composed.views)
+      if (composed.needsFollowUp) followUps.push(family)
+      return composed.members
     }
 
-    const out = new ChunkWriter(tx, delivery.id, deps.ssn, writes)
-
-    // The families and, for a change file, what changed in each.
-    let families: AsyncIterable<LoadedFamily>
+    // The member loops, and the totals the header needs before them.
+    let members: AsyncIterable<Edi834Member> | Edi834Member[]
     let totals: { subscribers: number; dependents: number }
-    const changesOf = new Map<string, FamilyChanges['transactions'][number][]>()
     if (delivery.kind === 'full') {
-      totals = await countEnrolled(tx, cp.id)
-      families = allFamilies(tx, cp.id)
+      // A full file replaces what the carrier holds: so does its view.
+      await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', cp.id).execute()
+      totals = await countEnrolled(tx, window, productLines)
+      members = (async function* () {
+        for await (const family of allFamilies(tx, window)) {
+          yield* keep(fullFileMembers(sendable(family), context), family)
+          if (written.length + views.length >= TRANSMISSION_BATCH) await recordWritten()
+        }
+      })()
     } else {
       const transactions = await tx
         .selectFrom('member_transactions')
-        .select(['id', 'kind', 'member_id', 'subscriber_id', 'qualifying_life_event_id'])
+        .select(['id', 'subscriber_id', 'qualifying_life_event_id'])
         .where('file_delivery_id', '=', delivery.id)
         .orderBy('created_at')
         .orderBy('id')
         .execute()
-      for (const t of transactions) changesOf.set(t.subscriber_id, [...(changesOf.get(t.subscriber_id) ?? []), t])
-      const loaded = await loadFamilies(tx, cp.id, [...changesOf.keys()])
-      families = (async function* () {
-        yield* loaded
-      })()
-      totals = { subscribers: 0, dependents: 0 }
-    }
-    // An 834 has no insurance line code for accident, critical illness or hospital indemnity
-    // plans: those reach the carrier outside the file, so they are neither written nor recorded.
-    const sendable = (family: LoadedFamily): LoadedFamily =>
-      delivery.channel === 'edi' ? { ...family, coverages: family.coverages.filter((c) => PRODUCT_LINES_ON_834.includes(c.product_line)) } : family
-    const membersOf = (loaded: LoadedFamily): Edi834Member[] => {
-      const family = sendable(loaded)
-      return delivery.kind === 'full'
-        ? fullFileMembers(family, deps.ssn, cp.carrier_group_number)
-        : changeFileMembers(family, { transactions: changesOf.get(family.subscriber.id) ?? [] }, deps.ssn, cp.carrier_group_number, today, written)
+      // Per family, its latest transaction and the latest life event among them: its codes name the loops.
+      const latestOf = new Map<string, { transactionId: string; eventId: string | null }>()
+      for (const t of transactions) {
+        const before = latestOf.get(t.subscriber_id)
+        latestOf.set(t.subscriber_id, { transactionId: t.id, eventId: t.qualifying_life_event_id ?? before?.eventId ?? null })
+      }
+      const subscriberIds = [...latestOf.keys()]
+      const told = await toldViews(tx, cp.id, subscriberIds)
+      // A change file is small: composed whole, so its totals are known before it is written.
+      const composed: Edi834Member[] = []
+      for (const family of await loadFamilies(tx, window, subscriberIds, today)) {
+        const latest = latestOf.get(family.subscriber.id)!
+        const event: LoadedEvent | null = (latest.eventId && family.events.find((e) => e.id === latest.eventId)) || null
+        composed.push(...keep(changeFileMembers(sendable(family), told, event, latest.transactionId, context), family))
+      }
+      if (composed.length === 0) {
+        await skipDelivery(tx, delivery.id, now)
+        return
+      }
+      totals = { subscribers: composed.filter((m) => m.subscriber).length, dependents: composed.filter((m) => !m.subscriber).length }
+      members = composed
     }
 
+    const out = new ChunkWriter(tx, delivery.id, deps.ssn, writes)
     let memberCount = 0
-    if (delivery.channel === 'edi') {
-      // A change file's totals are known only once its members are composed: compose them first
-      // (a change file is small); a full file streams.
-      let members: AsyncIterable<Edi834Member> | Edi834Member[]
-      if (delivery.kind === 'change') {
-        const composed: Edi834Member[] = []
-        for await (const family of families) composed.push(...membersOf(family))
-        totals = { subscribers: composed.filter((m) => m.subscriber).length, dependents: composed.filter((m) => !m.subscriber).length }
-        members = composed
-      } else {
-        members = (async function* () {
-          for await (const family of families) {
-            yield* membersOf(family)
-            if (written.length >= TRANSMISSION_BATCH) await recordTransmissions()
-          }
-        })()
+    const counted = (async function* () {
+      for await (const member of members) {
+        memberCount++
+        yield member
       }
+    })()
+    if (delivery.channel === 'edi') {
       const header: Edi834Header = {
         reference: delivery.id.replace(/-/g, '').slice(0, 30),
         action: delivery.kind === 'full' ? 'replace' : 'change',
@@ -230,31 +280,29 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         usage: carrier?.sandbox ? ('T' as const) : ('P' as const),
         createdAt: now,
       }
-      for await (const chunk of write834(envelope, header, members)) await out.write(chunk)
-      memberCount = totals.subscribers + totals.dependents
+      for await (const chunk of write834(envelope, header, counted)) await out.write(chunk)
     } else {
       // An api carrier receives a JSON document of the same members (see docs/decisions.md).
       await out.write(`{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`)
       let first = true
-      for await (const family of families) {
-        for (const member of membersOf(family)) {
-          await out.write((first ? '' : ',') + JSON.stringify(member))
-          first = false
-          memberCount++
-        }
-        if (written.length >= TRANSMISSION_BATCH) await recordTransmissions()
+      for await (const member of counted) {
+        await out.write((first ? '' : ',') + JSON.stringify(member))
+        first = false
       }
       await out.write(']}')
     }
     await out.flush()
 
-    await recordTransmissions()
+    await recordWritten()
     await writes.drain()
+    // What a full file could not say (a plan change after its effective date, a level from a later
+    // date) follows in a change file, queued once the full file is sent (see deliveries.ts).
+    if (followUps.length > 0) {
+      await insertFollowUps(tx, delivery, followUps, now)
+    }
     await tx
       .updateTable('file_deliveries')
       .set({
-        // What the file was built from: a full file's transmissions are recorded after it is sent
-        // from the coverages as of then (delivery-sent.ts).
         content_as_of: sql<Date>`transaction_timestamp()`,
         byte_size: out.bytes,
         sha256: out.hash.digest('hex'),
@@ -267,4 +315,30 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       .execute()
     await enqueueJob(tx, SEND_FILE_JOB, { file_delivery_id: delivery.id })
   })
+}
+
+/** Pending transactions for the families a full file could not tell everything about. */
+async function insertFollowUps(tx: Tx, delivery: { account_id: string; coverage_period_id: string; group_id: string }, families: readonly LoadedFamily[], now: Date): Promise<void> {
+  for (let start = 0; start < families.length; start += 1000) {
+    await tx
+      .insertInto('member_transactions')
+      .values(
+        families.slice(start, start + 1000).map((family) => ({
+          id: uuidv7(),
+          account_id: delivery.account_id,
+          coverage_period_id: delivery.coverage_period_id,
+          group_id: delivery.group_id,
+          subscriber_id: family.subscriber.id,
+          member_id: family.subscriber.id,
+          kind: 'qualifying_life_event' as const,
+          qualifying_life_event_id: family.latestEvent?.id ?? null,
+          file_delivery_id: null,
+          created_at: now,
+          submitted_at: null,
+          completed_at: null,
+          updated_at: now,
+        })),
+      )
+      .execute()
+  }
 }

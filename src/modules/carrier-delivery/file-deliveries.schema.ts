@@ -12,7 +12,11 @@ export const FileDeliverySchema = Type.Object(
     kind: Type.Enum(['full', 'change'], { description: '`full`: every member, sent on installation; `change`: the member changes since the last file' }),
     channel: Type.Enum(['edi', 'api'], { description: '`edi`: an ANSI X12 834 (005010X220A1) file; `api`: a JSON submission to the carrier\'s API' }),
     file_name: Type.String({ description: 'The name the file was sent under' }),
-    status: Type.Enum(['pending', 'sent', 'failed'], { description: '`pending` while being written or sent (attempts remain); `sent` once the carrier took it; `failed` when no attempt is left' }),
+    status: Type.Enum(['pending', 'sent', 'failed', 'skipped'], {
+      description:
+        '`pending` while being written or sent (attempts remain); `sent` once the carrier took it; `failed` when no attempt is left; ' +
+        '`skipped`: a change delivery whose changes the carrier already held (or that were undone before the file was made), so nothing was sent',
+    }),
     sent_at: Nullable({ ...Timestamp, description: 'When the carrier took the file; null until then' }),
     transaction_count: Type.Integer({ description: 'Member transactions the file carries' }),
     member_count: Type.Integer({ description: 'Members (subscribers and dependents) the file carries' }),
@@ -87,7 +91,7 @@ export const CoverageTransmissionSchema = Type.Object(
     start_date: Nullable({ ...IsoDate, description: 'Coverage start date sent' }),
     end_date: Nullable({ ...IsoDate, description: 'Coverage end date sent' }),
     sent_at: Nullable({ ...Timestamp, description: "The file delivery's sent_at; null while it is not sent" }),
-    delivery_status: Type.Enum(['pending', 'sent', 'failed'], { description: "The file delivery's status" }),
+    delivery_status: Type.Enum(['pending', 'sent', 'failed', 'skipped'], { description: "The file delivery's status" }),
     created_at: Timestamp,
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Compile } from 'typebox/compile'
 import { ConfigError } from '../../config.js'
-import { CarriersFile, type CarrierConfig } from './carriers.schema.js'
+import { CarriersFile, DEFAULT_RETROACTIVE_LIMIT_DAYS, type CarrierConfig } from './carriers.schema.js'
 
 /**
  * The carriers a deployment ships with when CARRIERS_FILE is not set. The sandbox carriers act
@@ -55,13 +55,17 @@ export function loadCarriers(path: string | undefined): readonly CarrierConfig[]
 
 /** Lookups over the deployment's carriers, passed to the modules that need them. */
 export class CarrierCatalog {
-  private readonly byName: ReadonlyMap<string, CarrierConfig>
+  private readonly byName: ReadonlyMap<string, CarrierConfig & { retroactive_limit_days: number }>
 
-  constructor(readonly all: readonly CarrierConfig[] = DEFAULT_CARRIERS) {
-    this.byName = new Map(all.map((carrier) => [carrier.name, carrier]))
+  readonly all: readonly (CarrierConfig & { retroactive_limit_days: number })[]
+
+  constructor(carriers: readonly CarrierConfig[] = DEFAULT_CARRIERS) {
+    // Settings a deployment may leave out get their defaults here, once.
+    this.all = carriers.map((carrier) => Object.freeze({ ...carrier, retroactive_limit_days: carrier.retroactive_limit_days ?? DEFAULT_RETROACTIVE_LIMIT_DAYS }))
+    this.byName = new Map(this.all.map((carrier) => [carrier.name, carrier]))
   }
 
-  find(name: string): CarrierConfig | undefined {
+  find(name: string): (CarrierConfig & { retroactive_limit_days: number }) | undefined {
     return this.byName.get(name)
   }
 

@@ -6,6 +6,14 @@ export const DistributionFormat = Type.Enum(['edi', 'api', 'manual'], {
   description: 'edi: ANSI X12 834 files; api: the carrier API; manual: through the work order only',
 })
 
+/** How far in the past a member change may take effect with this carrier (api-contract.md section 10). */
+export const DEFAULT_RETROACTIVE_LIMIT_DAYS = 60
+const RetroactiveLimitDays = Type.Integer({
+  minimum: 0,
+  maximum: 3650,
+  description: `A life event whose change takes effect more days in the past than this is refused (422 retroactive_limit_exceeded); ${DEFAULT_RETROACTIVE_LIMIT_DAYS} unless the deployment sets it`,
+})
+
 export const CarrierSchema = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z0-9_]+$', description: 'Lower-case name used as carrier_name' }),
@@ -14,6 +22,7 @@ export const CarrierSchema = Type.Object(
     member_management: Type.Boolean({ description: 'Member changes flow to the carrier after installation' }),
     requires_pcp_for_hmo: Type.Boolean({ description: 'HMO medical enrollments need a primary care provider selection' }),
     sandbox: Type.Boolean({ description: 'A test carrier that behaves like a real one, for trying the life cycle' }),
+    retroactive_limit_days: RetroactiveLimitDays,
   },
   { additionalProperties: false },
 )
@@ -51,6 +60,7 @@ export const CarrierParams = Type.Object({ name: Type.String({ maxLength: 100 })
 export const CarrierConfigSchema = Type.Object(
   {
     ...CarrierSchema.properties,
+    retroactive_limit_days: Type.Optional(RetroactiveLimitDays),
     ...CarrierConnectionFields,
     gender_mapping: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.Enum(['female', 'male', 'non_binary', 'unknown']))),
   },

@@ -6,7 +6,7 @@ import { uuidv7 } from '../../lib/ids.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { loadAllFamilies } from '../carrier-delivery/family-loader.js'
+import { loadAllFamilies, windowOf } from '../carrier-delivery/family-loader.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { Edi834ParseError } from '../edi-834/edi-834.errors.js'
 import { parse834 } from '../edi-834/edi-834.parse.js'
@@ -106,7 +106,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
       planByReference.set(plan.external_identifier.toLowerCase(), plan.id)
     }
     const carrierSide = censusMembers(census.subscribers, (reference) => planByReference.get(reference.toLowerCase()) ?? null, (digits) => deps.ssn.hash(digits))
-    const families = await loadAllFamilies(db, cp.id)
+    const families = await loadAllFamilies(db, windowOf(cp))
     const platform = platformMembers(families)
     const carrier = deps.carriers.find(cp.carrier_name)
     const result = reconcile(platform, carrierSide.members, carrier?.gender_mapping ? { genderMapping: carrier.gender_mapping } : {})

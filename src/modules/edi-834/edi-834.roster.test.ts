@@ -222,6 +222,18 @@ describe('Edi834Roster change files', () => {
     expect(roster.member('s1')?.coverages.find((c) => c.line === 'DEN')?.endDate).toBe('2025-09-30')
   })
 
+  it('when a reinstatement starts on a date the carrier holds nothing for (a re-hire after a gap), then the coverage is held again from that date', async () => {
+    const roster = await installed()
+    roster.apply(await file('change', [subscriber({ maintenance: 'termination', reason: 'termination_of_employment', coverages: [dental({ maintenance: 'termination', endDate: '2025-03-31' })] })]))
+    roster.apply(await file('change', [subscriber({ maintenance: 'reinstatement', reason: 're_enrollment', coverages: [dental({ maintenance: 'reinstatement', startDate: '2025-06-01' })] })]))
+    expect(planCodes(roster, '2025-05-01', 's1')).not.toContain('DEN:DEN-BASE:family')
+    expect(planCodes(roster, '2025-06-01', 's1')).toContain('DEN:DEN-BASE:family')
+    expect(roster.member('s1')?.coverages.filter((c) => c.line === 'DEN').map((c) => [c.startDate, c.endDate])).toEqual([
+      [START, '2025-03-31'],
+      ['2025-06-01', null],
+    ])
+  })
+
   it('when a member continues under COBRA (INS05 C, HD*021), then the new coverage is held with benefit status cobra', async () => {
     const roster = await installed()
     roster.apply(await file('change', [subscriber({ maintenance: 'termination', reason: 'termination_of_employment', coverages: [medical({ maintenance: 'termination', endDate: '2025-03-31' })] })]))
@@ -264,9 +276,9 @@ describe('Edi834Roster refusals', () => {
     expect(() => roster.apply(text)).toThrow(expect.objectContaining({ code: 'double_addition' }))
   })
 
-  it('when a termination, reinstatement or change names a coverage the carrier was never sent, then the file is refused with coverage_not_found', async () => {
+  it('when a termination or change names a coverage the carrier was never sent, then the file is refused with coverage_not_found', async () => {
     const roster = await installed()
-    for (const maintenance of ['termination', 'reinstatement', 'change'] as const) {
+    for (const maintenance of ['termination', 'change'] as const) {
       const wrongStart = await file('change', [unchanged({ coverages: [dental({ maintenance, startDate: '2025-02-01', endDate: '2025-03-31', maintenanceEffectiveDate: '2025-03-01' })] })])
       expect(() => roster.apply(wrongStart)).toThrow(expect.objectContaining({ code: 'coverage_not_found' }))
       const wrongPlan = await file('change', [unchanged({ coverages: [dental({ maintenance, planExternalIdentifier: 'DEN-HIGH', endDate: '2025-03-31', maintenanceEffectiveDate: '2025-03-01' })] })])

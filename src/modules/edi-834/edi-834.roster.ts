@@ -138,6 +138,7 @@ function inForce(coverage: RosterCoverage, date: string): boolean {
  * - HD*024 sets the end date of the coverage with that plan code and DTP*348 to DTP*349; an end
  *   before the start (Ideon's "never effective": end = start − 1) removes the coverage;
  * - HD*025 (reinstatement) sets that coverage's end to DTP*349, or opens it when there is none;
+ *   with no coverage of that plan code starting on DTP*348 (a re-hire after a gap), it adds one;
  * - HD*001 adds (or, on the same date, replaces) a term from the loop 2300 DTP*303, else the
  *   member's DTP*303, with HD05 and AMT (no AMT keeps the volume); a change dated before the
  *   coverage starts applies from its start. A DTP*349 on HD*001 sets the end date too;
@@ -262,6 +263,9 @@ function applyCoverage(member: RosterMember, m: Edi834Member, c: Edi834Coverage,
   if (c.maintenance === 'audit') throw new Edi834RosterError('unsupported_maintenance', `file ${ref}: ${what} has HD01 030 (audit) in a change file`)
   const index = member.coverages.findIndex((held) => held.planCode === planCode && held.startDate === c.startDate)
   const held = member.coverages[index]
+  // A reinstatement from a date the carrier holds nothing for (a re-hire after a gap) starts the
+  // coverage again from DTP*348, as an addition would.
+  if (!held && c.maintenance === 'reinstatement') return addCoverage(member, m, c, ref)
   if (!held) throw new Edi834RosterError('coverage_not_found', `file ${ref}: ${what} has HD01 ${c.maintenance} but the carrier was never sent that coverage`)
   switch (c.maintenance) {
     case 'termination':

@@ -97,6 +97,17 @@ describe('write834 streaming', () => {
     const stray = { ...MINIMAL_FAMILY[1]!, subscriberIdentifier: 'EMP-001' }
     await expect(write834ToString(ENVELOPE, REPLACE_HEADER, [...MINIMAL_FAMILY.slice(0, 1), stray])).rejects.toBeInstanceOf(Edi834WriteError)
   })
+
+  it("when a change file sends a dependent without its subscriber's loop, then it is written; a family split by another is refused", async () => {
+    const change = { ...REPLACE_HEADER, action: 'change' as const, totals: { subscribers: 1, dependents: 1 } }
+    const stray = { ...MINIMAL_FAMILY[1]!, subscriberIdentifier: 'EMP-OTHER' }
+    const text = await write834ToString(ENVELOPE, change, [MINIMAL_FAMILY[0]!, stray])
+    expect(text).toContain('REF*0F*EMP-OTHER')
+    const split = { ...change, totals: { subscribers: 1, dependents: 2 } }
+    const own = { ...MINIMAL_FAMILY[1]!, subscriberIdentifier: MINIMAL_FAMILY[0]!.subscriberIdentifier }
+    await expect(write834ToString(ENVELOPE, split, [MINIMAL_FAMILY[0]!, stray, own])).rejects.toMatchObject({ code: 'member_order' })
+    await expect(write834ToString(ENVELOPE, { ...change, totals: { subscribers: 1, dependents: 1 } }, [own, MINIMAL_FAMILY[0]!])).rejects.toMatchObject({ code: 'member_order' })
+  })
 })
 
 describe('write834 mapping', () => {

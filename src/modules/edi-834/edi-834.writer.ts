@@ -31,18 +31,29 @@ export async function* write834(
 
   let subscribers = 0
   let dependents = 0
-  let currentSubscriber: string | null = null
+  // A family's loops come together, its subscriber first. A full file holds every subscriber; a
+  // change file may send a dependent alone (a newborn whose subscriber's coverage level is unchanged,
+  // x12-834-notes.md), still never between another family's loops.
+  const subscriberRequired = header.action !== 'change'
+  let currentFamily: string | null = null
+  let previousWasDependent = false
+  const families = new Set<string>()
   let batch = ''
   for await (const member of members) {
+    const family = member.subscriberIdentifier
     if (member.subscriber) {
       subscribers++
-      currentSubscriber = member.subscriberIdentifier
+      if (currentFamily === family && previousWasDependent) throw new Edi834WriteError('member_order', `subscriber ${subscribers} comes after a dependent of its own family`)
     } else {
       dependents++
-      if (currentSubscriber === null || member.subscriberIdentifier !== currentSubscriber) {
+      const follows = currentFamily === family
+      if (subscriberRequired ? !follows : !follows && families.has(family)) {
         throw new Edi834WriteError('member_order', `dependent ${dependents} does not follow its subscriber`)
       }
     }
+    currentFamily = family
+    previousWasDependent = !member.subscriber
+    families.add(family)
     const segments = memberSegments(member)
     segmentCount += segments.length
     for (const seg of segments) batch += serializeSegment(seg)

@@ -42,6 +42,12 @@ export interface PlanFacts {
 export interface LifeEventContext {
   /** setup_completed_at of the coverage period is set. */
   setupCompleted: boolean
+  /** The group has an earlier coverage period with the same carrier: this one is a renewal. */
+  renewal: boolean
+  /** The coverage period's dates: coverages start within them. */
+  period: { startDate: string; endDate: string | null }
+  /** Birth dates of the family's dependents, by id (a birth event's newborn is one of them). */
+  birthDates: ReadonlyMap<string, string>
   /** employment_details.start_date of the subscriber. */
   employmentStartDate: string | undefined
   /** The subscriber's id and its dependents' ids. */
@@ -51,6 +57,31 @@ export interface LifeEventContext {
 }
 
 const at = (path: string) => `/qualifying_life_event/${path}`
+
+const DAY_MS = 86_400_000
+const dayBefore = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10)
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
+
+/** A birth is reported within this many days after the child was born; later, it is newly_eligible. */
+export const BIRTH_REPORTING_DAYS = 30
+
+/**
+ * A birth event covers a child born on or at most 30 days before the event's date (api-contract.md
+ * section 10). The newborn is a dependent the event's elections cover.
+ */
+function birthProblem(input: LifeEventInput, context: LifeEventContext): FieldProblem | undefined {
+  const covered = ELECTION_KEYS.flatMap((key) => input.plan_elections[key]?.coverages ?? []).map((coverage) => coverage.member_id)
+  const births = [...new Set(covered)].map((id) => context.birthDates.get(id)).filter((date): date is string => date !== undefined)
+  if (births.some((born) => born <= input.date && daysBetween(born, input.date) <= BIRTH_REPORTING_DAYS)) return undefined
+  return {
+    pointer: at('date'),
+    detail:
+      births.length === 0
+        ? 'a birth event must cover the newborn dependent, born on or within 30 days before this date'
+        : `must be within ${BIRTH_REPORTING_DAYS} days after the birth date of a dependent it covers; a later enrollment is newly_eligible`,
+    code: 'birth_reporting_window',
+  }
+}
 
 /** The problems of one plan against the key it is elected under, or none. */
 export function planFitProblem(key: ElectionKey, plan: PlanFacts): string | undefined {
@@ -99,8 +130,22 @@ function electionProblems(key: ElectionKey, election: ElectionInput, context: Li
     const first = seen.get(coverage.member_id)
     if (first === undefined) seen.set(coverage.member_id, index)
     else problems.push({ pointer: `${pointer}/member_id`, detail: `repeats the member of ${at(`${base}/coverages/${first}`)}`, code: 'duplicate_in_request' })
-    if (coverage.end_date !== undefined && coverage.end_date < coverage.start_date) {
-      problems.push({ pointer: `${pointer}/end_date`, detail: 'must not be before start_date', code: 'end_before_start' })
+    // An end before the start is Ideon's "never effective" (end = start - 1): it cancels a
+    // coverage that never took effect, so only a start more than a day after the end is refused.
+    if (coverage.end_date !== undefined && coverage.end_date < dayBefore(coverage.start_date)) {
+      problems.push({
+        pointer: `${pointer}/end_date`,
+        detail: 'must be on or after start_date, or the day before it to cancel a coverage that never took effect',
+        code: 'end_before_start',
+      })
+    }
+    const { startDate, endDate } = context.period
+    if (coverage.start_date < startDate || (endDate !== null && coverage.start_date > endDate)) {
+      problems.push({
+        pointer: `${pointer}/start_date`,
+        detail: `must lie within the coverage period (${startDate} to ${endDate ?? 'open'})`,
+        code: 'outside_coverage_period',
+      })
     }
   })
 }
@@ -108,7 +153,7 @@ function electionProblems(key: ElectionKey, election: ElectionInput, context: Li
 /** Every business rule of a qualifying life event beyond the schema, all at once. */
 export function lifeEventProblems(input: LifeEventInput, context: LifeEventContext): FieldProblem[] {
   const problems: FieldProblem[] = []
-  if (!context.setupCompleted && !INSTALLATION_EVENTS.includes(input.event)) {
+  if (!context.setupCompleted && !context.renewal && !INSTALLATION_EVENTS.includes(input.event)) {
     problems.push({
       pointer: at('event'),
       detail: `must be initial_enrollment or newly_eligible while the setup of the coverage period is not complete (installation), not ${input.event}`,
@@ -117,6 +162,10 @@ export function lifeEventProblems(input: LifeEventInput, context: LifeEventConte
   }
   if (input.event === 'new_hire' && input.date !== context.employmentStartDate) {
     problems.push({ pointer: at('date'), detail: "must equal the subscriber's employment_details.start_date for a new_hire event", code: 'not_employment_start_date' })
+  }
+  if (input.event === 'birth') {
+    const problem = birthProblem(input, context)
+    if (problem) problems.push(problem)
   }
   const keys = ELECTION_KEYS.filter((key) => input.plan_elections[key] !== undefined)
   if (keys.length === 0) {

@@ -2,10 +2,13 @@ import { Type, type Static } from 'typebox'
 import { IsoDate, Nullable, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
 export const LIFE_EVENTS = [
+  'adoption',
   'birth',
   'cobra',
+  'death',
   'divorce',
   'initial_enrollment',
+  'legal_separation',
   'loss_of_coverage',
   'marriage',
   'new_hire',
@@ -16,7 +19,10 @@ export const LIFE_EVENTS = [
 ] as const
 export type LifeEvent = (typeof LIFE_EVENTS)[number]
 
-/** The events allowed while the coverage period's setup is not complete (the first installment). */
+/**
+ * The events allowed while the setup of a group's first coverage period with a carrier is not
+ * complete (the installation); a renewal's period takes every event.
+ */
 export const INSTALLATION_EVENTS: readonly LifeEvent[] = ['initial_enrollment', 'newly_eligible']
 
 export const ELECTION_KEYS = [
@@ -91,7 +97,9 @@ export const LifeEventInputSchema = Type.Object(
     external_identifier: Type.Optional(ExternalIdentifier),
     coverage_period_id: Type.String({ format: 'uuid', description: "A coverage period of the subscriber's group" }),
     event: Type.Enum([...LIFE_EVENTS], {
-      description: 'While the coverage period setup is not complete, only initial_enrollment or newly_eligible',
+      description:
+        "While the setup of the group's first coverage period with its carrier is not complete, only initial_enrollment or newly_eligible; " +
+        'a renewal takes every event. adoption, legal_separation and death extend Ideon\'s list (api-contract.md section 10).',
     }),
     date: IsoDate,
     eligibility_start_date: IsoDate,

@@ -1,5 +1,7 @@
 import { IGNORE_MEMBER_CHANGES, type RecordMemberChanges } from '../member-management/member-transactions.js'
 import type { Db } from '../../db/schema.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { applyToTimeline } from '../coverage-timeline/index.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
@@ -9,7 +11,9 @@ import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js
 import { subscriberNotFound } from '../members/members.errors.js'
 import { dependentsOf, findMember } from '../members/members.repo.js'
 import { unstorableTextProblems } from '../members/members.rules.js'
-import { duplicateLifeEvent, lifeEventNotFound, lifeEventValidationFailed } from './life-events.errors.js'
+import { duplicateLifeEvent, lifeEventNotFound, lifeEventValidationFailed, retroactiveLimitExceeded } from './life-events.errors.js'
+import { todayUtc } from '../../lib/clock.js'
+import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import * as repo from './life-events.repo.js'
 import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
 import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
@@ -58,7 +62,15 @@ export function presentLifeEvent(row: repo.LifeEventRow, elections: readonly rep
   }
 }
 
-export function createLifeEventsService({ db, recordMemberChanges = IGNORE_MEMBER_CHANGES }: { db: Db; recordMemberChanges?: RecordMemberChanges }) {
+export function createLifeEventsService({
+  db,
+  carriers,
+  recordMemberChanges = IGNORE_MEMBER_CHANGES,
+}: {
+  db: Db
+  carriers: CarrierCatalog
+  recordMemberChanges?: RecordMemberChanges
+}) {
   async function present(rows: readonly repo.LifeEventRow[]): Promise<LifeEventView[]> {
     const { elections, coverages } = await repo.electionsOf(db, rows.map((row) => row.id))
     return rows.map((row) =>
@@ -98,6 +110,9 @@ export function createLifeEventsService({ db, recordMemberChanges = IGNORE_MEMBE
       problems.push(
         ...lifeEventProblems(input, {
           setupCompleted: coveragePeriod.setup_completed_at !== null,
+          renewal: await repo.isRenewal(db, coveragePeriod),
+          period: { startDate: coveragePeriod.coverage_start_date, endDate: coveragePeriod.coverage_end_date },
+          birthDates: new Map(dependents.map((d) => [d.id, d.birth_date])),
           employmentStartDate: employment?.start_date,
           familyIds: new Set([subscriber.id, ...dependents.map((d) => d.id)]),
           plans: new Map<string, PlanFacts>(plans.map((plan) => [plan.id, plan])),
@@ -159,13 +174,27 @@ export function createLifeEventsService({ db, recordMemberChanges = IGNORE_MEMBE
             elections,
             coverages,
           )
+          const now = new Date()
+          const change = await applyToTimeline(
+            tx,
+            { accountId, subscriberId: subscriber.id, groupId: subscriber.group_id, dependents, eventId, coveragePeriodId: coveragePeriod.id, input, now },
+            ({ effectiveFrom }) => {
+              // Installation events are not changes to a carrier: the limit holds once setup is complete.
+              const carrier = carriers.find(coveragePeriod.carrier_name)
+              if (coveragePeriod.setup_completed_at === null || !carrier || effectiveFrom === null) return
+              const today = todayUtc(now)
+              if (effectiveFrom < addDays(today, -carrier.retroactive_limit_days)) {
+                throw retroactiveLimitExceeded(effectiveFrom, today, carrier.retroactive_limit_days, carrier.name)
+              }
+            },
+          )
           await recordAuditEvent(tx, actor, { accountId, action: 'qualifying_life_event.created', resourceType: 'qualifying_life_event', resourceId: eventId })
           await recordMemberChanges(
             tx,
             actor,
             subscriber.group_id,
-            [{ subscriberId: subscriber.id, memberId: subscriber.id, kind: 'qualifying_life_event', qualifyingLifeEventId: eventId, coveragePeriodId: coveragePeriod.id }],
-            new Date(),
+            [{ subscriberId: subscriber.id, memberId: subscriber.id, kind: 'qualifying_life_event', qualifyingLifeEventId: eventId, coveragePeriodIds: change.changedCoveragePeriodIds }],
+            now,
           )
           return inserted
         })

@@ -6,6 +6,7 @@ import { recordAuditEvents } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { scheduleTransactionDelivery } from '../carrier-delivery/carrier-jobs.js'
 import { refreshFamilyStatuses } from './family-status.js'
+import { todayUtc } from '../../lib/clock.js'
 
 /** A member change that may have to reach the carrier. */
 export interface MemberChange {
@@ -13,8 +14,11 @@ export interface MemberChange {
   memberId: string
   kind: TransactionKind
   qualifyingLifeEventId?: string
-  /** A life event concerns its own coverage period only; other changes every installed one. */
-  coveragePeriodId?: string
+  /**
+   * A life event concerns the coverage periods whose carrier it changes something for (the
+   * coverage timeline says which); a change of member data every period it is in effect for.
+   */
+  coveragePeriodIds?: readonly string[]
 }
 
 /** Called by the members and life-events services inside the transaction of the change. */
@@ -23,25 +27,34 @@ export type RecordMemberChanges = (tx: Transaction<Database>, actor: Actor, grou
 export const IGNORE_MEMBER_CHANGES: RecordMemberChanges = async () => {}
 
 /**
- * In the member management phase, every change becomes a transaction per installed coverage
- * period whose carrier takes member changes (state production, carrier member_management);
- * the family's status becomes pending and a delivery is scheduled after `batchDelayMs`, so
- * changes made together travel in one file. Before that phase (installation) nothing is
- * recorded: the installation's full file carries the data.
+ * Every change becomes a transaction per coverage period it reaches (api-contract.md section 10):
+ * a period in `test` or `production` (its group was sent to the carrier) whose carrier takes member
+ * changes; a life event reaches the periods its timeline change concerns, a change of member data
+ * the periods in effect today or starting later (an expired period receives nothing). The
+ * family's status becomes pending and a delivery is scheduled after `batchDelayMs`, so changes
+ * made together travel in one file. Before its group is sent a period records nothing: the full
+ * file carries the data.
  */
 export function createMemberChangeRecorder(deps: { carriers: CarrierCatalog; batchDelayMs: number }): RecordMemberChanges {
   return async (tx, actor, groupId, changes, now) => {
     if (changes.length === 0) return
-    const group = await tx.selectFrom('groups').select(['account_id', 'phase']).where('id', '=', groupId).executeTakeFirst()
-    if (!group || group.phase !== 'member_management') return
-    const installed = (
-      await tx.selectFrom('coverage_periods').select(['id', 'carrier_name']).where('group_id', '=', groupId).where('state', '=', 'production').execute()
+    const group = await tx.selectFrom('groups').select(['account_id']).where('id', '=', groupId).executeTakeFirst()
+    if (!group) return
+    const today = todayUtc(now)
+    const sent = (
+      await tx
+        .selectFrom('coverage_periods')
+        .select(['id', 'carrier_name', 'coverage_end_date'])
+        .where('group_id', '=', groupId)
+        .where('state', 'in', ['test', 'production'])
+        .execute()
     ).filter((cp) => deps.carriers.find(cp.carrier_name)?.member_management)
-    if (installed.length === 0) return
-    const installedIds = new Set(installed.map((cp) => cp.id))
+    if (sent.length === 0) return
+    const sentIds = new Set(sent.map((cp) => cp.id))
+    const inEffect = sent.filter((cp) => cp.coverage_end_date === null || cp.coverage_end_date >= today).map((cp) => cp.id)
 
     const rows = changes.flatMap((change) => {
-      const targets = change.coveragePeriodId ? (installedIds.has(change.coveragePeriodId) ? [change.coveragePeriodId] : []) : [...installedIds]
+      const targets = change.coveragePeriodIds ? change.coveragePeriodIds.filter((id) => sentIds.has(id)) : inEffect
       return targets.map((coveragePeriodId) => ({
         id: uuidv7(),
         account_id: group.account_id,

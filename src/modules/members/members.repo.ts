@@ -9,6 +9,7 @@ import { uuidv7 } from '../../lib/ids.js'
 import { auditActorColumns } from '../audit/audit.repo.js'
 
 import type { AccountScope } from '../../lib/actor.js'
+import type { CurrentLifeEvent } from './members.schema.js'
 
 export type { AccountScope }
 
@@ -245,4 +246,23 @@ export async function updateMember(tx: Executor, id: string, changes: MemberChan
   }
   // The values were checked against MemberChanges above; jsonb ones are now JSON text as the table type wants.
   return tx.updateTable('members').set(values as never).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** Per subscriber, its latest life event on each coverage period that has not expired, oldest first. */
+export async function currentLifeEventsOf(db: Executor, subscriberIds: readonly string[]): Promise<Map<string, CurrentLifeEvent[]>> {
+  const found = new Map<string, CurrentLifeEvent[]>()
+  if (subscriberIds.length === 0) return found
+  const rows = await sql<CurrentLifeEvent & { subscriber_id: string; created_at: Date }>`
+    SELECT * FROM (
+      SELECT DISTINCT ON (e.subscriber_id, e.coverage_period_id) e.subscriber_id, e.id, e.coverage_period_id, e.event,
+             to_char(e.date, 'YYYY-MM-DD') AS date, to_char(e.eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date, e.created_at
+        FROM qualifying_life_events e
+        JOIN coverage_periods cp ON cp.id = e.coverage_period_id AND cp.state <> 'expired'
+       WHERE e.subscriber_id = ANY(${[...subscriberIds]}::uuid[])
+       ORDER BY e.subscriber_id, e.coverage_period_id, e.created_at DESC, e.id DESC) latest
+     ORDER BY created_at, id`.execute(db)
+  for (const { subscriber_id: subscriberId, created_at: _created, ...event } of rows.rows) {
+    found.set(subscriberId, [...(found.get(subscriberId) ?? []), event])
+  }
+  return found
 }

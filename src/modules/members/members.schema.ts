@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { Email, IsoDate, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js'
 import { AddressSchema } from '../common/address.js'
+import { LIFE_EVENTS } from '../life-events/life-events.schema.js'
 
 export const GENDERS = ['female', 'male', 'non_binary', 'unknown'] as const
 export const MARITAL_STATUSES = ['single', 'married', 'divorced', 'widowed', 'separated', 'registered_domestic_partner'] as const
@@ -198,6 +199,19 @@ const dependentAnswerFields = {
 export const DependentSchema = Type.Object(dependentAnswerFields, { additionalProperties: false })
 export type Dependent = Static<typeof DependentSchema>
 
+/** A life event in force for the subscriber: the latest of each coverage period that has not expired. */
+export const CurrentLifeEventSchema = Type.Object(
+  {
+    id: Uuid,
+    coverage_period_id: Uuid,
+    event: Type.Enum([...LIFE_EVENTS]),
+    date: Type.String({ format: 'date' }),
+    eligibility_start_date: Type.String({ format: 'date' }),
+  },
+  { additionalProperties: false, description: 'The full event, with its elections: GET /qualifying_life_events/{id}' },
+)
+export type CurrentLifeEvent = Static<typeof CurrentLifeEventSchema>
+
 const subscriberAnswerFields = {
   id: Uuid,
   group_id: Uuid,
@@ -206,6 +220,9 @@ const subscriberAnswerFields = {
   phone_numbers: Type.Array(PhoneContact),
   social_security_number: MaskedSsn,
   status: Type.Enum([...MEMBER_STATUSES], { description: "The family's latest transaction with the carrier" }),
+  current_qualifying_life_events: Type.Array(CurrentLifeEventSchema, {
+    description: "The subscriber's latest qualifying life event on each of its group's coverage periods that has not expired, oldest first (Ideon's field name)",
+  }),
   dependents: Type.Array(DependentSchema),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -222,7 +239,16 @@ export type Member = Static<typeof MemberSchema>
 const ids = { group: '0193a4b2-0000-7000-8000-000000000004', subscriber: '0193a4b2-0000-7000-8000-000000000030', dependent: '0193a4b2-0000-7000-8000-000000000031' }
 const times = { created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-22T09:30:00.000Z' }
 const dependentExample = { id: ids.dependent, subscriber_id: ids.subscriber, group_id: ids.group, ...dependentInputExample, social_security_number: '***-**-0001', status: 'pending', ...times }
-const subscriberExample = { id: ids.subscriber, group_id: ids.group, ...subscriberInputExample, social_security_number: '***-**-6789', status: 'pending', dependents: [dependentExample], ...times }
+const subscriberExample = {
+  id: ids.subscriber,
+  group_id: ids.group,
+  ...subscriberInputExample,
+  social_security_number: '***-**-6789',
+  status: 'pending',
+  current_qualifying_life_events: [],
+  dependents: [dependentExample],
+  ...times,
+}
 
 const answer = (key: string, schema: TSchema, description: string, example: unknown) =>
   Type.Object({ [key]: schema }, { description, examples: [{ [key]: example }] })

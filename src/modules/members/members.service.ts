@@ -19,7 +19,7 @@ import * as repo from './members.repo.js'
 import { findSubscriberDocument } from './subscriber-document.js'
 import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, unstorableTextProblems } from './members.rules.js'
 import { todayUtc } from '../../lib/clock.js'
-import type { Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
+import type { CurrentLifeEvent, Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
 
 /** A member as answered from: a freshly built row (no read-back) or one read for an answer. */
 type MemberView = repo.PresentableMember
@@ -51,7 +51,8 @@ export function presentDependent(view: MemberView): Dependent {
   return dependent
 }
 
-export function presentSubscriber(view: MemberView, dependents: readonly MemberView[]): Subscriber {
+/** `currentEvents`: from currentLifeEventsOf (a subscriber just created has none). */
+export function presentSubscriber(view: MemberView, dependents: readonly MemberView[], currentEvents: readonly CurrentLifeEvent[] = []): Subscriber {
   const subscriber: Subscriber = {
     id: view.id,
     group_id: view.group_id,
@@ -67,6 +68,7 @@ export function presentSubscriber(view: MemberView, dependents: readonly MemberV
     phone_numbers: (view.phone_numbers ?? []) as Subscriber['phone_numbers'],
     employment_details: view.employment_details as Subscriber['employment_details'],
     status: view.status,
+    current_qualifying_life_events: [...currentEvents],
     dependents: dependents.map(presentDependent),
     created_at: view.created_at,
     updated_at: view.updated_at,
@@ -171,7 +173,8 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
   async function loadSubscriber(actor: Actor, id: string): Promise<Subscriber> {
     const family = await repo.findSubscriberFamily(db, accountScopeOf(actor), id)
     if (!family) throw subscriberNotFound()
-    return presentSubscriber(family.subscriber, family.dependents)
+    const events = await repo.currentLifeEventsOf(db, [family.subscriber.id])
+    return presentSubscriber(family.subscriber, family.dependents, events.get(family.subscriber.id))
   }
 
   /**
@@ -268,7 +271,8 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
         list.push(viewOf(row))
         bySubscriber.set(row.subscriber_id!, list)
       }
-      return { items: items.map((row) => presentSubscriber(viewOf(row), bySubscriber.get(row.id) ?? [])), total }
+      const events = await repo.currentLifeEventsOf(db, items.map((row) => row.id))
+      return { items: items.map((row) => presentSubscriber(viewOf(row), bySubscriber.get(row.id) ?? [], events.get(row.id))), total }
     },
 
     getSubscriber: loadSubscriber,

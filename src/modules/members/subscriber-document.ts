@@ -35,6 +35,13 @@ const subscriberJson = sql<string>`json_build_object('subscriber', json_strip_nu
   'class', case when s.employment_classification_id is not null
     then json_build_object('employment_classification_id', s.employment_classification_id, 'effective_date', s.class_effective_date) end,
   'employment_details', s.employment_details, 'status', s.status,
+  'current_qualifying_life_events', coalesce(
+    (select json_agg(json_build_object('id', q.id, 'coverage_period_id', q.coverage_period_id, 'event', q.event, 'date', q.date,
+                                       'eligibility_start_date', q.eligibility_start_date) order by q.created_at, q.id)
+       from (select distinct on (e.coverage_period_id) e.* from qualifying_life_events e
+               join coverage_periods cp on cp.id = e.coverage_period_id and cp.state <> 'expired'
+              where e.subscriber_id = s.id order by e.coverage_period_id, e.created_at desc, e.id desc) q),
+    '[]'::json),
   'dependents', coalesce(
     (select json_agg(${dependentJson} order by d.created_at, d.id) from members d where d.subscriber_id = s.id and d.kind = 'dependent'),
     '[]'::json),

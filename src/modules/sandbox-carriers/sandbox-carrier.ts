@@ -5,8 +5,9 @@ import { systemActor } from '../../lib/actor.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
-import { fullFileMembers } from '../carrier-delivery/edi-834-members.js'
-import { loadAllFamilies, type LoadedFamily } from '../carrier-delivery/family-loader.js'
+import { membersInForce } from '../carrier-delivery/edi-834-members.js'
+import { loadAllFamilies, referenceDate, windowOf, type LoadedFamily } from '../carrier-delivery/family-loader.js'
+import { todayUtc } from '../../lib/clock.js'
 import type { CensusService } from '../census/census.service.js'
 import { censusSubscribersFrom834 } from '../census/census-from-834.js'
 import type { Edi834Member } from '../edi-834/edi-834.model.js'
@@ -61,10 +62,12 @@ export function createSandboxCarrier(deps: SandboxDeps) {
   }
 
   /** The carrier's records: the platform's families as the carrier holds them. */
-  function carrierRecords(families: readonly LoadedFamily[], differences: ReadonlyMap<string, ReadonlySet<string>>, groupNumber: string | null): Edi834Member[] {
+  function carrierRecords(families: readonly LoadedFamily[], differences: ReadonlyMap<string, ReadonlySet<string>>, cp: { id: string; coverage_start_date: string; coverage_end_date: string | null; carrier_group_number: string | null }): Edi834Member[] {
     const members: Edi834Member[] = []
+    const window = windowOf(cp)
+    const date = referenceDate(window, todayUtc())
     for (const family of families) {
-      for (const member of fullFileMembers(family, deps.ssn, groupNumber)) {
+      for (const member of membersInForce(family, { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today: date }, date)) {
         const differs = differences.get(member.memberId) ?? new Set<string>()
         if (differs.has('dependent')) continue
         members.push({
@@ -100,11 +103,11 @@ export function createSandboxCarrier(deps: SandboxDeps) {
          AND EXISTS (SELECT 1 FROM member_transactions t
                       WHERE t.coverage_period_id = d.coverage_period_id AND t.status = 'submitted' AND t.kind <> 'installation'
                         AND (t.member_id = d.member_id OR (t.kind = 'qualifying_life_event' AND t.subscriber_id = d.member_id)))`.execute(db)
-    const families = loaded ?? (await loadAllFamilies(db, cp.id))
+    const families = loaded ?? (await loadAllFamilies(db, windowOf(cp)))
     const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()
     const differences = new Map<string, Set<string>>()
     for (const row of rows) differences.set(row.member_id, (differences.get(row.member_id) ?? new Set()).add(row.parameter))
-    const members = carrierRecords(families, differences, cp.carrier_group_number)
+    const members = carrierRecords(families, differences, cp)
     const today = new Date().toISOString().slice(0, 10)
     const actor = systemActor(cp.account_id)
     if (carrier.distribution_format === 'edi') {
@@ -160,7 +163,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
         { status: 'completed', message: `Installed by ${carrier.display_name}.`, carrier_group_number: cp.carrier_group_number ?? groupNumberOf(cp.id) },
         { by: carrier.display_name },
       )
-      const families = await loadAllFamilies(db, cp.id)
+      const families = await loadAllFamilies(db, windowOf(cp))
       await chooseDifferences(cp.id, families)
       await answerWithCensus(cp.id, carrier, families)
     },
