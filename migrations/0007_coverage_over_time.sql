@@ -88,3 +88,26 @@ UPDATE coverage_spans s SET coverage_level = lv.level
      GROUP BY s2.id
   ) lv
  WHERE lv.id = s.id;
+
+-- Groups already sent to their carrier: the carrier holds what the service knew (its full file and
+-- the change files since), so the view starts as today's coverage within each plan year. The
+-- member digest is unknown: the next change of such a member also restates its data (INS04 25).
+INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
+SELECT s.coverage_period_id, s.member_id, s.subscriber_id,
+       jsonb_agg(jsonb_build_object(
+         'line', s.line, 'planId', s.plan_id, 'status', s.status,
+         'startDate', to_char(greatest(s.start_date, cp.coverage_start_date), 'YYYY-MM-DD'),
+         'endDate', CASE WHEN s.end_date IS NULL OR (cp.coverage_end_date IS NOT NULL AND s.end_date >= cp.coverage_end_date) THEN NULL
+                         ELSE to_char(s.end_date, 'YYYY-MM-DD') END,
+         'terms', jsonb_build_array(jsonb_build_object('from', to_char(greatest(s.start_date, cp.coverage_start_date), 'YYYY-MM-DD'),
+                                                       'coverageLevel', s.coverage_level, 'volume', s.volume)))
+         ORDER BY s.line, s.start_date),
+       '', full_file.id, now()
+  FROM coverage_spans s
+  JOIN coverage_periods cp ON cp.id = s.coverage_period_id
+  JOIN LATERAL (SELECT d.id FROM file_deliveries d WHERE d.coverage_period_id = cp.id AND d.kind = 'full' AND d.status = 'sent'
+                 ORDER BY d.created_at DESC LIMIT 1) full_file ON true
+ WHERE s.voided_at IS NULL
+   AND (s.end_date IS NULL OR s.end_date >= cp.coverage_start_date)
+   AND (cp.coverage_end_date IS NULL OR s.start_date <= cp.coverage_end_date)
+ GROUP BY s.coverage_period_id, s.member_id, s.subscriber_id, full_file.id;
