@@ -72,19 +72,3 @@ export async function electionsOf(db: Executor, eventIds: readonly string[]): Pr
   return { elections, coverages }
 }
 
-/**
- * Whether the coverage period renews the group's coverage with its carrier: an earlier period of
- * the group has the same carrier. Only the first period with a carrier is an installation.
- */
-export async function isRenewal(db: Executor, cp: { id: string; group_id: string; carrier_name: string; coverage_start_date: string }): Promise<boolean> {
-  const row = await db
-    .selectFrom('coverage_periods')
-    .select('id')
-    .where('group_id', '=', cp.group_id)
-    .where('carrier_name', '=', cp.carrier_name)
-    .where('id', '<>', cp.id)
-    .where('coverage_start_date', '<', cp.coverage_start_date)
-    .limit(1)
-    .executeTakeFirst()
-  return row !== undefined
-}

@@ -7,7 +7,7 @@ import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
-import { findCoveragePeriod } from '../coverage-periods/coverage-periods.repo.js'
+import { findCoveragePeriod, isFirstCoveragePeriodWithCarrier } from '../coverage-periods/coverage-periods.repo.js'
 import { subscriberNotFound } from '../members/members.errors.js'
 import { dependentsOf, findMember } from '../members/members.repo.js'
 import { unstorableTextProblems } from '../members/members.rules.js'
@@ -110,7 +110,7 @@ export function createLifeEventsService({
       problems.push(
         ...lifeEventProblems(input, {
           setupCompleted: coveragePeriod.setup_completed_at !== null,
-          renewal: await repo.isRenewal(db, coveragePeriod),
+          renewal: !(await isFirstCoveragePeriodWithCarrier(db, coveragePeriod.group_id, coveragePeriod.carrier_name, coveragePeriod.id)),
           period: { startDate: coveragePeriod.coverage_start_date, endDate: coveragePeriod.coverage_end_date },
           birthDates: new Map(dependents.map((d) => [d.id, d.birth_date])),
           employmentStartDate: employment?.start_date,
