@@ -32,6 +32,7 @@ export const GUIDES: Record<string, readonly string[]> = {
   'Install a group': [],
   'Work the error queue': ['First requests', 'Install a group'],
   'Work with the carrier': ['Install a group'],
+  'Life after installation': ['Install a group', 'Work with the carrier'],
 }
 
 /** The sections a guide runs in, in order: the ones it continues, then itself. */

@@ -974,6 +974,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members/{id}/coverages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a member's coverage in force on a date, or its history
+         * @description Coverage is effective-dated (api-contract.md section 10): each qualifying life event replaces, from its start dates, what the member had in force on each line; an end date or a waiver ends it; an end date the day before the start cancels a coverage that never took effect. `as_of=YYYY-MM-DD` (default today, UTC) answers what is in force that day, at most one coverage per line; `as_of=all` answers every coverage the member has had, by line and start date. `coverage_level` counts only the family members covered on those dates, so a coverage is split where the family on the plan changes.
+         */
+        get: operations["listMemberCoverages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members/{id}/provider_selections": {
         parameters: {
             query?: never;
@@ -1457,6 +1477,8 @@ export interface components {
             requires_pcp_for_hmo: boolean;
             /** @description A test carrier that behaves like a real one, for trying the life cycle */
             sandbox: boolean;
+            /** @description A life event whose change takes effect more days in the past than this is refused (422 retroactive_limit_exceeded); 60 unless the deployment sets it */
+            retroactive_limit_days: number;
         };
         /** @description A coverage the carrier holds: the plan by id or external identifier */
         CensusCoverageInput: {
@@ -1667,7 +1689,7 @@ export interface components {
              * @description The file delivery's status
              * @enum {unknown}
              */
-            delivery_status: "pending" | "sent" | "failed";
+            delivery_status: "pending" | "sent" | "failed" | "skipped";
             created_at: components["schemas"]["Timestamp"];
         };
         CreatedApiKey: {
@@ -1937,10 +1959,10 @@ export interface components {
             /** @description The name the file was sent under */
             file_name: string;
             /**
-             * @description `pending` while being written or sent (attempts remain); `sent` once the carrier took it; `failed` when no attempt is left
+             * @description `pending` while being written or sent (attempts remain); `sent` once the carrier took it; `failed` when no attempt is left; `skipped`: a change delivery whose changes the carrier already held (or that were undone before the file was made), so nothing was sent
              * @enum {unknown}
              */
-            status: "pending" | "sent" | "failed";
+            status: "pending" | "sent" | "failed" | "skipped";
             sent_at: string | null;
             /** @description Member transactions the file carries */
             transaction_count: number;
@@ -2159,6 +2181,17 @@ export interface components {
              * @enum {unknown}
              */
             status: "pending" | "submitted" | "synced" | "errors";
+            /** @description The subscriber's latest qualifying life event on each of its group's coverage periods that has not expired, oldest first (Ideon's field name) */
+            current_qualifying_life_events: {
+                id: components["schemas"]["Uuid"];
+                coverage_period_id: components["schemas"]["Uuid"];
+                /** @enum {unknown} */
+                event: "adoption" | "birth" | "cobra" | "death" | "divorce" | "initial_enrollment" | "legal_separation" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
+                /** Format: date */
+                date: string;
+                /** Format: date */
+                eligibility_start_date: string;
+            }[];
             dependents: components["schemas"]["Dependent"][];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -2333,7 +2366,7 @@ export interface components {
             coverage_period_id: components["schemas"]["Uuid"];
             external_identifier: string | null;
             /** @enum {unknown} */
-            event: "birth" | "cobra" | "divorce" | "initial_enrollment" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
+            event: "adoption" | "birth" | "cobra" | "death" | "divorce" | "initial_enrollment" | "legal_separation" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
             date: components["schemas"]["IsoDate"];
             eligibility_start_date: components["schemas"]["IsoDate"];
             plan_elections: {
@@ -2350,10 +2383,10 @@ export interface components {
              */
             coverage_period_id: string;
             /**
-             * @description While the coverage period setup is not complete, only initial_enrollment or newly_eligible
+             * @description While the setup of the group's first coverage period with its carrier is not complete, only initial_enrollment or newly_eligible; a renewal takes every event. adoption, legal_separation and death extend Ideon's list (api-contract.md section 10).
              * @enum {unknown}
              */
-            event: "birth" | "cobra" | "divorce" | "initial_enrollment" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
+            event: "adoption" | "birth" | "cobra" | "death" | "divorce" | "initial_enrollment" | "legal_separation" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
             date: components["schemas"]["IsoDate"];
             eligibility_start_date: components["schemas"]["IsoDate"];
             /** @description At least one election or waiver, by line of coverage */
@@ -2429,6 +2462,17 @@ export interface components {
              * @enum {unknown}
              */
             status: "pending" | "submitted" | "synced" | "errors";
+            /** @description The subscriber's latest qualifying life event on each of its group's coverage periods that has not expired, oldest first (Ideon's field name) */
+            current_qualifying_life_events: {
+                id: components["schemas"]["Uuid"];
+                coverage_period_id: components["schemas"]["Uuid"];
+                /** @enum {unknown} */
+                event: "adoption" | "birth" | "cobra" | "death" | "divorce" | "initial_enrollment" | "legal_separation" | "loss_of_coverage" | "marriage" | "new_hire" | "newly_eligible" | "open_enrollment" | "termination_of_employment" | "re_hire";
+                /** Format: date */
+                date: string;
+                /** Format: date */
+                eligibility_start_date: string;
+            }[];
             dependents: components["schemas"]["Dependent"][];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -3962,6 +4006,7 @@ export interface components {
                  *           }
                  *         ],
                  *         "status": "pending",
+                 *         "current_qualifying_life_events": [],
                  *         "created_at": "2026-11-22T09:30:00.000Z",
                  *         "updated_at": "2026-11-22T09:30:00.000Z"
                  *       }
@@ -7262,6 +7307,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "status": "pending",
+                     *           "current_qualifying_life_events": [],
                      *           "created_at": "2026-11-22T09:30:00.000Z",
                      *           "updated_at": "2026-11-22T09:30:00.000Z"
                      *         }
@@ -7780,6 +7826,85 @@ export interface operations {
             200: components["responses"]["QualifyingLifeEvent"];
             401: components["responses"]["MissingCredentials"];
             404: components["responses"]["QualifyingLifeEventNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMemberCoverages: {
+        parameters: {
+            query?: {
+                /** @description The date to read the coverage in force on (default: today, UTC), or `all` for the whole history */
+                as_of?: components["schemas"]["IsoDate"] | "all";
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage in force on the date (at most one per line), or every coverage the member has had, by line and start date */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "as_of": "2027-03-01",
+                     *       "coverages": [
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000050",
+                     *           "member_id": "0193a4b2-0000-7000-8000-000000000030",
+                     *           "line": "medical",
+                     *           "plan_id": "0193a4b2-0000-7000-8000-000000000020",
+                     *           "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
+                     *           "start_date": "2027-01-01",
+                     *           "end_date": null,
+                     *           "status": "employer_sponsored",
+                     *           "volume": null,
+                     *           "coverage_level": "employee_and_spouse",
+                     *           "qualifying_life_event_id": "0193a4b2-0000-7000-8000-000000000040"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        as_of: string | null;
+                        coverages: {
+                            id: components["schemas"]["Uuid"];
+                            member_id: components["schemas"]["Uuid"];
+                            /**
+                             * @description The line of coverage: the plan_elections key the coverage was elected under
+                             * @enum {unknown}
+                             */
+                            line: "medical" | "dental" | "vision" | "voluntary_life" | "non_voluntary_life" | "accidental_death_dismemberment" | "voluntary_accidental_death_dismemberment" | "life_accidental_death_dismemberment" | "voluntary_life_accidental_death_dismemberment" | "short_term_disability" | "long_term_disability" | "hospital_indemnity" | "critical_illness" | "accident";
+                            plan_id: components["schemas"]["Uuid"];
+                            coverage_period_id: components["schemas"]["Uuid"];
+                            start_date: components["schemas"]["IsoDate"];
+                            end_date: string | null;
+                            /** @enum {unknown} */
+                            status: "employer_sponsored" | "cobra";
+                            volume: number | null;
+                            /**
+                             * @description Who of the family holds the plan during this coverage (the 834's HD05): it counts only members covered on these dates
+                             * @enum {unknown}
+                             */
+                            coverage_level: "employee_only" | "employee_and_spouse" | "employee_and_children" | "family" | "employee_and_one_dependent" | "individual";
+                            /**
+                             * Format: uuid
+                             * @description The qualifying life event whose election set this coverage
+                             */
+                            qualifying_life_event_id: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["MemberNotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -46,7 +46,7 @@ export interface PeriodWindow {
 
 const recordKey = (record: Pick<CarrierRecord, 'line' | 'planId' | 'status' | 'startDate'>) => `${record.line}|${record.planId}|${record.status}|${record.startDate}`
 
-const sameTerm = (a: CarrierTerm, b: CarrierTerm) => a.coverageLevel === b.coverageLevel && a.volume === b.volume
+const sameTerm = (a: CarrierTerm, b: CarrierTerm, levels = true) => (!levels || a.coverageLevel === b.coverageLevel) && a.volume === b.volume
 
 /**
  * One member's records from its spans of one coverage period. `withLevels`: a subscriber's
@@ -120,15 +120,18 @@ export type CoverageChange =
 
 const KIND_ORDER: Record<CoverageChange['kind'], number> = { cancellation: 0, termination: 1, reinstatement: 2, addition: 3, change: 4 }
 
-/** The level and amount changes that turn `told`'s terms into `truth`'s, one per date they differ. */
-function termChanges(told: CarrierRecord, truth: CarrierRecord): CoverageChange[] {
+/**
+ * The level and amount changes that turn `told`'s terms into `truth`'s, one per date they differ.
+ * Without `levels` (a dependent's coverage) only amounts count.
+ */
+function termChanges(told: CarrierRecord, truth: CarrierRecord, levels: boolean): CoverageChange[] {
   const dates = [...new Set([...told.terms, ...truth.terms].map((term) => term.from))].sort()
   const changes: CoverageChange[] = []
   let heldNow = told.terms
   for (const date of dates) {
     const want = termOn(truth, date)
     const held = termOn({ ...told, terms: heldNow }, date)
-    if (!sameTerm(want, held)) {
+    if (!sameTerm(want, held, levels)) {
       const term = { ...want, from: date }
       changes.push({ kind: 'change', record: truth, term })
       heldNow = [...heldNow.filter((t) => t.from !== date), term].sort((a, b) => (a.from < b.from ? -1 : 1))
@@ -137,8 +140,12 @@ function termChanges(told: CarrierRecord, truth: CarrierRecord): CoverageChange[
   return changes
 }
 
-/** The HD loops that bring the carrier from `told` to `truth` for one member, in the order they go out. */
-export function coverageChanges(told: readonly CarrierRecord[], truth: readonly CarrierRecord[]): CoverageChange[] {
+/**
+ * The HD loops that bring the carrier from `told` to `truth` for one member, in the order they go
+ * out. `levels`: whether coverage level changes are told on this member's loop (the subscriber's;
+ * a dependent's HD05 is its level when added, x12-834-notes.md).
+ */
+export function coverageChanges(told: readonly CarrierRecord[], truth: readonly CarrierRecord[], levels = true): CoverageChange[] {
   const toldByKey = new Map(told.map((record) => [recordKey(record), record]))
   const truthKeys = new Set(truth.map(recordKey))
   const changes: CoverageChange[] = []
@@ -149,14 +156,14 @@ export function coverageChanges(told: readonly CarrierRecord[], truth: readonly 
     const held = toldByKey.get(recordKey(record))
     if (!held) {
       changes.push({ kind: 'addition', record })
-      changes.push(...termChanges({ ...record, terms: [record.terms[0]!] }, record))
+      changes.push(...termChanges({ ...record, terms: [record.terms[0]!] }, record, levels))
       continue
     }
     if (held.endDate !== record.endDate) {
       const earlier = record.endDate !== null && (held.endDate === null || record.endDate < held.endDate)
       changes.push({ kind: earlier ? 'termination' : 'reinstatement', record })
     }
-    changes.push(...termChanges(held, record))
+    changes.push(...termChanges(held, record, levels))
   }
   return changes.sort((a, b) => (a.record.line < b.record.line ? -1 : a.record.line > b.record.line ? 1 : KIND_ORDER[a.kind] - KIND_ORDER[b.kind]))
 }
@@ -195,6 +202,6 @@ export function isPlanChange(changes: readonly CoverageChange[]): boolean {
 export const nothingOpen = (records: readonly CarrierRecord[]) => records.every((record) => record.endDate !== null)
 
 /** Records compared as values (for "is there anything left to tell"). */
-export function sameRecords(a: readonly CarrierRecord[], b: readonly CarrierRecord[]): boolean {
-  return coverageChanges(a, b).length === 0
+export function sameRecords(a: readonly CarrierRecord[], b: readonly CarrierRecord[], levels = true): boolean {
+  return coverageChanges(a, b, levels).length === 0
 }

@@ -106,13 +106,14 @@ function address(value: Record<string, string | null> | null): Edi834Address | n
 
 /**
  * A digest of what a member loop says about the person (never the SSN itself: its keyed hash), so
- * a change to any of it is told once as a change of identifying data (INS04 25).
+ * a change to any of it is told once as a change of identifying data (INS04 25). The carrier's own
+ * member id (REF*23, learnt from its census) is left out: it is the carrier's to know already.
  */
 export function memberDigest(family: LoadedFamily, member: LoadedMember): string {
   const subscriber = member.kind === 'subscriber'
   const seen = [
     member.first_name, member.middle_name, member.last_name, member.birth_date, member.gender, member.ssn_hash, member.marital_status,
-    member.tobacco_use, member.handicapped, member.subscriber_relationship, member.carrier_member_id, member.phone_numbers?.[0]?.contact ?? null,
+    member.tobacco_use, member.handicapped, member.subscriber_relationship, member.phone_numbers?.[0]?.contact ?? null,
     member.emails?.[0]?.contact ?? null, subscriber ? member.residential_address : null, subscriber ? member.mailing_address : null,
     subscriber ? member.employment_details : null, subscriber ? family.subscriber.classification : null, family.subscriber.external_identifier,
   ]
@@ -258,7 +259,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
     const records = recordsOf(family, member, context.window)
     if (records.length === 0 && member.kind === 'dependent') continue
     const told = fullFileRecords(records, effectiveDate)
-    if (coverageChanges(told, records).length > 0) needsFollowUp = true
+    if (coverageChanges(told, records, member.kind === 'subscriber').length > 0) needsFollowUp = true
     const cobra = told.find((record) => record.status === 'cobra')
     const coverages = told.map((record) => coverageLoop(family, member.id, { kind: 'addition', record }))
     for (const coverage of told) {
@@ -327,7 +328,7 @@ export function changeFileMembers(
     // A re-hire brings back a member the carrier holds as ended: its coverages are reinstated
     // (HD*025 from the new start, x12-834-notes.md) rather than added.
     const rehired = event?.event === 're_hire' && held !== undefined && nothingOpen(held.records)
-    const changes = coverageChanges(held?.records ?? [], truth).map((change): CoverageChange =>
+    const changes = coverageChanges(held?.records ?? [], truth, member.kind === 'subscriber').map((change): CoverageChange =>
       rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change,
     )
     const demographicsChanged = held !== undefined && held.digest !== digest
