@@ -9,7 +9,9 @@
  * - an end date on or before the start date (Ideon's `end_date = start_date - 1`) cancels: the
  *   member has nothing on that line from the start date on;
  * - a waiver ends the line for every member of the family the day before the event's
- *   eligibility_start_date.
+ *   eligibility_start_date;
+ * - an event speaks for its own plan year: coverage of a later coverage period (a renewal's
+ *   open enrollment) is neither ended nor overlapped by it.
  *
  * Members an election does not list keep what they have: an election never ends anyone's coverage
  * by omission. Then each span gets the coverage level of its plan for the family (HD05), split
@@ -54,6 +56,11 @@ export interface ElectedCoverage {
 /** What one life event does to the family's coverage, line by line. */
 export interface EventChanges {
   qualifyingLifeEventId: string
+  /**
+   * The last day of the event's coverage period (null: open). An event speaks for its own plan
+   * year: coverage of a later plan year (a renewal's elections) is left as it is.
+   */
+  periodEndDate?: string | null
   /** The event's eligibility_start_date: when a waiver takes effect. */
   eligibilityStartDate: string
   elections: readonly { line: string; coverages: readonly ElectedCoverage[] }[]
@@ -78,15 +85,27 @@ export function inForceOn(span: { startDate: string; endDate: string | null }, d
   return span.startDate <= date && (span.endDate === null || span.endDate >= date)
 }
 
-/** The member's spans on the line cut so that nothing is in force from `from` on. */
-function endFrom(spans: readonly Span[], from: string): Span[] {
+/**
+ * The member's spans on the line cut so that nothing is in force from `from` on, up to the end of
+ * the plan year (`until`): spans of a later plan year stay.
+ */
+function endFrom(spans: readonly Span[], from: string, until: string | null): Span[] {
   const dayBefore = addDays(from, -1)
   const kept: Span[] = []
   for (const span of spans) {
-    if (span.startDate >= from) continue
-    kept.push(span.endDate === null || span.endDate > dayBefore ? { ...span, endDate: dayBefore } : span)
+    if (until !== null && span.startDate > until) kept.push(span)
+    else if (span.startDate >= from) continue
+    else kept.push(span.endDate === null || span.endDate > dayBefore ? { ...span, endDate: dayBefore } : span)
   }
   return kept
+}
+
+/** A new span ends before the first span kept after it (a later plan year's), never overlapping it. */
+function capBefore(span: Span, kept: readonly Span[]): Span {
+  const next = kept.filter((other) => other.startDate > span.startDate).map((other) => other.startDate).sort()[0]
+  if (next === undefined) return span
+  const dayBefore = addDays(next, -1)
+  return span.endDate === null || span.endDate > dayBefore ? { ...span, endDate: dayBefore } : span
 }
 
 const keyOf = (memberId: string, line: string) => `${memberId}\u0000${line}`
@@ -102,15 +121,15 @@ export function applyEvent(spans: readonly Span[], family: FamilyShape, changes:
     for (const memberId of [family.subscriberId, ...family.relationships.keys()]) {
       const key = keyOf(memberId, line)
       const current = byMemberLine.get(key)
-      if (current) byMemberLine.set(key, endFrom(current, changes.eligibilityStartDate))
+      if (current) byMemberLine.set(key, endFrom(current, changes.eligibilityStartDate, changes.periodEndDate ?? null))
     }
   }
   for (const election of changes.elections) {
     for (const coverage of election.coverages) {
       const key = keyOf(coverage.memberId, election.line)
-      const kept = endFrom(byMemberLine.get(key) ?? [], coverage.startDate)
+      const kept = endFrom(byMemberLine.get(key) ?? [], coverage.startDate, changes.periodEndDate ?? null)
       if (coverage.endDate === null || coverage.endDate >= coverage.startDate) {
-        kept.push({ ...coverage, line: election.line, qualifyingLifeEventId: changes.qualifyingLifeEventId })
+        kept.push(capBefore({ ...coverage, line: election.line, qualifyingLifeEventId: changes.qualifyingLifeEventId }, kept))
       }
       byMemberLine.set(key, kept)
     }

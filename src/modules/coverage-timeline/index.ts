@@ -36,6 +36,8 @@ export async function applyToTimeline(
     dependents: readonly { id: string; subscriber_relationship: string | null }[]
     eventId: string
     coveragePeriodId: string
+    /** The last day of the event's coverage period (null: open). */
+    periodEndDate: string | null
     input: LifeEventInput
     now: Date
   },
@@ -60,7 +62,7 @@ export async function applyToTimeline(
   })
   const waivedLines = ELECTION_KEYS.filter((key) => event.input.plan_elections[key]?.type === 'waiver')
   const after = levelSpans(
-    applyEvent(unlevel(before), family, { qualifyingLifeEventId: event.eventId, eligibilityStartDate: event.input.eligibility_start_date, elections, waivedLines }),
+    applyEvent(unlevel(before), family, { qualifyingLifeEventId: event.eventId, periodEndDate: event.periodEndDate, eligibilityStartDate: event.input.eligibility_start_date, elections, waivedLines }),
     family,
   )
   const periods = await tx

@@ -177,7 +177,7 @@ export function createLifeEventsService({
           const now = new Date()
           const change = await applyToTimeline(
             tx,
-            { accountId, subscriberId: subscriber.id, groupId: subscriber.group_id, dependents, eventId, coveragePeriodId: coveragePeriod.id, input, now },
+            { accountId, subscriberId: subscriber.id, groupId: subscriber.group_id, dependents, eventId, coveragePeriodId: coveragePeriod.id, periodEndDate: coveragePeriod.coverage_end_date, input, now },
             ({ effectiveFrom }) => {
               // Installation events are not changes to a carrier: the limit holds once setup is complete.
               const carrier = carriers.find(coveragePeriod.carrier_name)
