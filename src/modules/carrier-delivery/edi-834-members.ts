@@ -20,7 +20,7 @@ import {
   type CarrierRecord,
   type CoverageChange,
 } from './carrier-view.js'
-import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedSpan, type LoadWindow } from './family-loader.js'
+import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from './family-loader.js'
 
 /**
  * Turns loaded families into the 834 writer's members (x12-834-notes.md, "Life events in the
@@ -53,6 +53,8 @@ export interface ComposeContext {
   window: LoadWindow
   /** The file's date: DTP*303 of a change without a date of its own (a demographic change). */
   today: string
+  /** The coverage period's plans, by id. */
+  plans: ReadonlyMap<string, LoadedPlan>
 }
 
 export interface ComposedFamily {
@@ -120,13 +122,19 @@ export function memberDigest(family: LoadedFamily, member: LoadedMember): string
   return createHash('sha256').update(JSON.stringify(seen)).digest('base64url')
 }
 
-/** The plan and PCP of a record, from the span it came from. */
-function planOf(family: LoadedFamily, memberId: string, record: CarrierRecord): LoadedSpan {
-  return family.spans.find((span) => span.member_id === memberId && span.plan_id === record.planId)!
+/**
+ * The plan of a record, and the member's PCP for it. A record the carrier holds may name a plan
+ * no span of the family holds any more (a coverage cancelled): the coverage period's plans know it.
+ */
+function planOf(family: LoadedFamily, context: ComposeContext, memberId: string, record: CarrierRecord): { plan: LoadedPlan; pcp: LoadedSpan['pcp'] } {
+  const span = family.spans.find((s) => s.member_id === memberId && s.plan_id === record.planId)
+  const plan = span ?? context.plans.get(record.planId)
+  if (!plan) throw new Error(`plan ${record.planId} is not a plan of coverage period ${context.window.coveragePeriodId}`)
+  return { plan, pcp: span?.pcp ?? null }
 }
 
-function coverageLoop(family: LoadedFamily, memberId: string, change: CoverageChange): Edi834Coverage {
-  const plan = planOf(family, memberId, change.record)
+function coverageLoop(family: LoadedFamily, context: ComposeContext, memberId: string, change: CoverageChange): Edi834Coverage {
+  const { plan, pcp } = planOf(family, context, memberId, change.record)
   const record = change.record
   const base = {
     productLine: plan.product_line,
@@ -134,7 +142,7 @@ function coverageLoop(family: LoadedFamily, memberId: string, change: CoverageCh
     planDescription: plan.plan_description,
     planExternalIdentifier: plan.plan_external_identifier,
     startDate: record.startDate,
-    primaryCareProvider: plan.pcp,
+    primaryCareProvider: pcp,
   }
   switch (change.kind) {
     case 'addition': {
@@ -261,7 +269,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
     const told = fullFileRecords(records, effectiveDate)
     if (coverageChanges(told, records, member.kind === 'subscriber').length > 0) needsFollowUp = true
     const cobra = told.find((record) => record.status === 'cobra')
-    const coverages = told.map((record) => coverageLoop(family, member.id, { kind: 'addition', record }))
+    const coverages = told.map((record) => coverageLoop(family, context, member.id, { kind: 'addition', record }))
     for (const coverage of told) {
       written.push({ memberId: member.id, planId: coverage.planId, maintenance: 'addition', startDate: coverage.startDate, endDate: coverage.endDate, transactionId: null })
     }
@@ -335,7 +343,9 @@ export function changeFileMembers(
     if (changes.length === 0 && !demographicsChanged) continue
 
     const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
-    const maintenance: MaintenanceType = !held
+    const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
+    // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
+    const maintenance: MaintenanceType = !held || cobra?.kind === 'addition'
       ? 'addition'
       : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(held.records)
         ? 'reinstatement'
@@ -344,7 +354,6 @@ export function changeFileMembers(
           : 'change'
     const demographicsOnly = changes.length === 0
     const effectiveDates = changes.map(changeEffectiveDate).sort()
-    const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
     const inCobra = cobra !== undefined || truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today))
     const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
     members.push(
@@ -363,11 +372,11 @@ export function changeFileMembers(
           cobraStartDate: cobra?.record.startDate ?? null,
           event,
         },
-        changes.map((change) => coverageLoop(family, member.id, change)),
+        changes.map((change) => coverageLoop(family, context, member.id, change)),
       ),
     )
     for (const change of changes) {
-      const loop = coverageLoop(family, member.id, change)
+      const loop = coverageLoop(family, context, member.id, change)
       written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
     }
     views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: truth, digest })
@@ -402,7 +411,7 @@ export function membersInForce(family: LoadedFamily, context: ComposeContext, da
           cobraStartDate: cobra?.startDate ?? null,
           event: null,
         },
-        held.map((record) => ({ ...coverageLoop(family, member.id, { kind: 'addition', record }), maintenance: 'audit' as const })),
+        held.map((record) => ({ ...coverageLoop(family, context, member.id, { kind: 'addition', record }), maintenance: 'audit' as const })),
       ),
     )
   }

@@ -289,3 +289,11 @@ export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise
   await Promise.all([loadNext(), loadNext()])
   return loaded.flat()
 }
+
+/** The coverage period's plans as the 834 names them, by id. */
+export async function plansOfPeriod(db: Executor, coveragePeriodId: string): Promise<Map<string, LoadedPlan>> {
+  const rows = await sql<LoadedPlan>`
+    SELECT id AS plan_id, external_identifier AS plan_external_identifier, description AS plan_description, product_line, product_type
+      FROM plans WHERE coverage_period_id = ${coveragePeriodId}`.execute(db)
+  return new Map(rows.rows.map((plan) => [plan.plan_id, plan]))
+}

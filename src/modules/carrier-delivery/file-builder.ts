@@ -12,7 +12,7 @@ import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type MemberView, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberPage, loadFamilies, type LoadedEvent, type LoadedFamily, type LoadWindow } from './family-loader.js'
+import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedEvent, type LoadedFamily, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
 /** Families read per page; a page's members are written before the next is read. */
@@ -134,8 +134,9 @@ async function toldViews(tx: Tx, coveragePeriodId: string, subscriberIds: readon
 }
 
 /**
- * A change delivery with nothing to tell (its families' changes are already known to the carrier,
- * or were undone before the file was made) is skipped: no file, its transactions in sync.
+ * A delivery with nothing to tell is skipped: no file, its transactions in sync. A change
+ * delivery whose changes the carrier already holds (or that were undone before the file was made),
+ * or a full file of a coverage period nobody is covered in yet.
  */
 async function skipDelivery(tx: Tx, deliveryId: string, now: Date): Promise<void> {
   await tx.updateTable('file_deliveries').set({ status: 'skipped', content_as_of: now, member_count: 0, updated_at: now }).where('id', '=', deliveryId).execute()
@@ -165,7 +166,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     const today = now.toISOString().slice(0, 10)
     const controlNumber = delivery.interchange_control_number ?? 0
     const window: LoadWindow = { coveragePeriodId: cp.id, startDate: cp.coverage_start_date, endDate: cp.coverage_end_date }
-    const context: ComposeContext = { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today }
+    const context: ComposeContext = { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today, plans: await plansOfPeriod(tx, cp.id) }
     // An 834 has no insurance line code for accident, critical illness or hospital indemnity
     // plans: those reach the carrier outside the file, so they are neither written nor recorded.
     const productLines = delivery.channel === 'edi' ? PRODUCT_LINES_ON_834 : null
@@ -213,6 +214,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       // A full file replaces what the carrier holds: so does its view.
       await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', cp.id).execute()
       totals = await countEnrolled(tx, window, productLines)
+      // An 834 needs at least one member loop: a renewal submitted before any election has
+      // nothing to send yet (its elections then travel as change files).
+      if (totals.subscribers === 0) {
+        await skipDelivery(tx, delivery.id, now)
+        return
+      }
       members = (async function* () {
         for await (const family of allFamilies(tx, window)) {
           yield* keep(fullFileMembers(sendable(family), context), family)

@@ -6,7 +6,7 @@ import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
 import { membersInForce } from '../carrier-delivery/edi-834-members.js'
-import { loadAllFamilies, referenceDate, windowOf, type LoadedFamily } from '../carrier-delivery/family-loader.js'
+import { loadAllFamilies, plansOfPeriod, referenceDate, windowOf, type LoadedFamily, type LoadedPlan } from '../carrier-delivery/family-loader.js'
 import { todayUtc } from '../../lib/clock.js'
 import type { CensusService } from '../census/census.service.js'
 import { censusSubscribersFrom834 } from '../census/census-from-834.js'
@@ -62,12 +62,17 @@ export function createSandboxCarrier(deps: SandboxDeps) {
   }
 
   /** The carrier's records: the platform's families as the carrier holds them. */
-  function carrierRecords(families: readonly LoadedFamily[], differences: ReadonlyMap<string, ReadonlySet<string>>, cp: { id: string; coverage_start_date: string; coverage_end_date: string | null; carrier_group_number: string | null }): Edi834Member[] {
+  function carrierRecords(
+    families: readonly LoadedFamily[],
+    differences: ReadonlyMap<string, ReadonlySet<string>>,
+    cp: { id: string; coverage_start_date: string; coverage_end_date: string | null; carrier_group_number: string | null },
+    plans: ReadonlyMap<string, LoadedPlan>,
+  ): Edi834Member[] {
     const members: Edi834Member[] = []
     const window = windowOf(cp)
     const date = referenceDate(window, todayUtc())
     for (const family of families) {
-      for (const member of membersInForce(family, { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today: date }, date)) {
+      for (const member of membersInForce(family, { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today: date, plans }, date)) {
         const differs = differences.get(member.memberId) ?? new Set<string>()
         if (differs.has('dependent')) continue
         members.push({
@@ -107,7 +112,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
     const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()
     const differences = new Map<string, Set<string>>()
     for (const row of rows) differences.set(row.member_id, (differences.get(row.member_id) ?? new Set()).add(row.parameter))
-    const members = carrierRecords(families, differences, cp)
+    const members = carrierRecords(families, differences, cp, await plansOfPeriod(db, cp.id))
     const today = new Date().toISOString().slice(0, 10)
     const actor = systemActor(cp.account_id)
     if (carrier.distribution_format === 'edi') {
