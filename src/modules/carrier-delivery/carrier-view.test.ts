@@ -5,6 +5,7 @@ import {
   carrierRecords,
   changeEffectiveDate,
   coverageChanges,
+  recordsDifference,
   fullFileRecords,
   isPlanChange,
   termOn,
@@ -381,9 +382,10 @@ describe('coverageChanges against a reference carrier', () => {
         let view: CarrierRecord[] = []
         let carrier: CarrierRecord[] = []
         for (const truth of truths) {
-          carrier = applyChanges(carrier, coverageChanges(view, truth))
+          const difference = recordsDifference(view, truth)
+          carrier = applyChanges(carrier, difference.changes)
           expect(canonical(carrier)).toEqual(canonical(truth))
-          view = truth // what the file builder stores as the carrier's view
+          view = difference.held // what the file builder stores as the carrier's view
         }
       }),
       { numRuns: 1000 },
@@ -407,8 +409,9 @@ describe('coverageChanges against a reference carrier', () => {
     let view: CarrierRecord[] = []
     let carrier: CarrierRecord[] = []
     for (const truth of steps) {
-      carrier = applyChanges(carrier, coverageChanges(view, [truth]))
-      view = [truth]
+      const difference = recordsDifference(view, [truth])
+      carrier = applyChanges(carrier, difference.changes)
+      view = difference.held
     }
     expect(termOn(carrier[0]!, '2027-03-01').coverageLevel).toBe('employee_and_one_dependent')
   })

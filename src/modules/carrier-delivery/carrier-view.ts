@@ -121,23 +121,32 @@ export type CoverageChange =
 const KIND_ORDER: Record<CoverageChange['kind'], number> = { cancellation: 0, termination: 1, reinstatement: 2, addition: 3, change: 4 }
 
 /**
- * The level and amount changes that turn `told`'s terms into `truth`'s, one per date they differ.
- * Without `levels` (a dependent's coverage) only amounts count.
+ * The level and amount changes that turn `told`'s terms into `truth`'s, one per date they differ
+ * within the coverage, and the terms the carrier then holds: a change from a date leaves the
+ * carrier's later terms in place, so the view must keep them too (a later change may uncover
+ * them). Without `levels` (a dependent's coverage) only amounts count.
  */
-function termChanges(told: CarrierRecord, truth: CarrierRecord, levels: boolean): CoverageChange[] {
-  const dates = [...new Set([...told.terms, ...truth.terms].map((term) => term.from))].sort()
+function termChanges(told: CarrierRecord, truth: CarrierRecord, levels: boolean): { changes: CoverageChange[]; held: CarrierTerm[] } {
+  const within = (date: string) => date >= truth.startDate && (truth.endDate === null || date <= truth.endDate)
+  const dates = [...new Set([...told.terms, ...truth.terms].map((term) => term.from))].filter(within).sort()
   const changes: CoverageChange[] = []
-  let heldNow = told.terms
+  let held = told.terms
   for (const date of dates) {
     const want = termOn(truth, date)
-    const held = termOn({ ...told, terms: heldNow }, date)
-    if (!sameTerm(want, held, levels)) {
+    if (!sameTerm(want, termOn({ ...told, terms: held }, date), levels)) {
       const term = { ...want, from: date }
       changes.push({ kind: 'change', record: truth, term })
-      heldNow = [...heldNow.filter((t) => t.from !== date), term].sort((a, b) => (a.from < b.from ? -1 : 1))
+      held = [...held.filter((t) => t.from !== date), term].sort((x, y) => (x.from < y.from ? -1 : 1))
     }
   }
-  return changes
+  return { changes, held }
+}
+
+/** The HD loops from `told` to `truth` for one member, and the records the carrier then holds. */
+export interface RecordsDifference {
+  changes: CoverageChange[]
+  /** What the carrier holds once it applied the changes: the view to store. */
+  held: CarrierRecord[]
 }
 
 /**
@@ -145,27 +154,32 @@ function termChanges(told: CarrierRecord, truth: CarrierRecord, levels: boolean)
  * out. `levels`: whether coverage level changes are told on this member's loop (the subscriber's;
  * a dependent's HD05 is its level when added, x12-834-notes.md).
  */
-export function coverageChanges(told: readonly CarrierRecord[], truth: readonly CarrierRecord[], levels = true): CoverageChange[] {
+export function recordsDifference(told: readonly CarrierRecord[], truth: readonly CarrierRecord[], levels = true): RecordsDifference {
   const toldByKey = new Map(told.map((record) => [recordKey(record), record]))
   const truthKeys = new Set(truth.map(recordKey))
   const changes: CoverageChange[] = []
+  const held: CarrierRecord[] = []
   for (const record of told) {
     if (!truthKeys.has(recordKey(record))) changes.push({ kind: 'cancellation', record })
   }
   for (const record of truth) {
-    const held = toldByKey.get(recordKey(record))
-    if (!held) {
-      changes.push({ kind: 'addition', record })
-      changes.push(...termChanges({ ...record, terms: [record.terms[0]!] }, record, levels))
-      continue
-    }
-    if (held.endDate !== record.endDate) {
-      const earlier = record.endDate !== null && (held.endDate === null || record.endDate < held.endDate)
+    const known = toldByKey.get(recordKey(record))
+    if (!known) changes.push({ kind: 'addition', record })
+    else if (known.endDate !== record.endDate) {
+      const earlier = record.endDate !== null && (known.endDate === null || record.endDate < known.endDate)
       changes.push({ kind: earlier ? 'termination' : 'reinstatement', record })
     }
-    changes.push(...termChanges(held, record, levels))
+    const terms = termChanges(known ?? { ...record, terms: [record.terms[0]!] }, record, levels)
+    changes.push(...terms.changes)
+    held.push({ ...record, terms: terms.held })
   }
-  return changes.sort((a, b) => (a.record.line < b.record.line ? -1 : a.record.line > b.record.line ? 1 : KIND_ORDER[a.kind] - KIND_ORDER[b.kind]))
+  changes.sort((a, b) => (a.record.line < b.record.line ? -1 : a.record.line > b.record.line ? 1 : KIND_ORDER[a.kind] - KIND_ORDER[b.kind]))
+  return { changes, held }
+}
+
+/** The HD loops alone (see recordsDifference). */
+export function coverageChanges(told: readonly CarrierRecord[], truth: readonly CarrierRecord[], levels = true): CoverageChange[] {
+  return recordsDifference(told, truth, levels).changes
 }
 
 /** The date a change takes effect: DTP*303 of its member loop is the earliest of its changes'. */

@@ -14,6 +14,7 @@ import {
   changeEffectiveDate,
   coverageChanges,
   fullFileRecords,
+  recordsDifference,
   isPlanChange,
   nothingOpen,
   termOn,
@@ -331,57 +332,77 @@ export function changeFileMembers(
   for (const member of [family.subscriber, ...family.dependents]) {
     const truth = recordsOf(family, member, context.window)
     const digest = memberDigest(family, member)
-    const held = told.get(member.id)
-    if (!held && truth.length === 0) continue
+    const known = told.get(member.id)
+    if (!known && truth.length === 0) continue
+    const difference = recordsDifference(known?.records ?? [], truth, member.kind === 'subscriber')
     // A re-hire brings back a member the carrier holds as ended: its coverages are reinstated
     // (HD*025 from the new start, x12-834-notes.md) rather than added.
-    const rehired = event?.event === 're_hire' && held !== undefined && nothingOpen(held.records)
-    const changes = coverageChanges(held?.records ?? [], truth, member.kind === 'subscriber').map((change): CoverageChange =>
-      rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change,
-    )
-    const demographicsChanged = held !== undefined && held.digest !== digest
+    const rehired = event?.event === 're_hire' && known !== undefined && nothingOpen(known.records)
+    const changes = difference.changes.map((change): CoverageChange => (rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change))
+    const demographicsChanged = known !== undefined && known.digest !== digest
     if (changes.length === 0 && !demographicsChanged) continue
 
-    const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
-    const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
-    // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
-    const maintenance: MaintenanceType = !held || cobra?.kind === 'addition'
+    // INS05 is the loop's: coverages starting under COBRA and others starting active (a member
+    // added with both at once) go in two loops, each with its own benefit status.
+    const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra'
+    const startsActive = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status !== 'cobra'
+    const split = changes.some(startsCobra) && changes.some(startsActive)
+    const loops = split ? [changes.filter((c) => !startsCobra(c)), changes.filter(startsCobra)] : [changes]
+    loops.forEach((loopChanges, index) => {
+      const firstLoop = index === 0
+      members.push(composeChangeLoop(family, member, context, event, loopChanges, firstLoop ? known : { records: difference.held, digest }, truth))
+      for (const change of loopChanges) {
+        const loop = coverageLoop(family, context, member.id, change)
+        written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
+      }
+    })
+    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: difference.held, digest })
+  }
+  return { members, views, written, needsFollowUp: false }
+}
+
+/** One member loop of a change file: its INS codes and dates from the changes it carries. */
+function composeChangeLoop(
+  family: LoadedFamily,
+  member: LoadedMember,
+  context: ComposeContext,
+  event: LoadedEvent | null,
+  changes: readonly CoverageChange[],
+  known: { records: CarrierRecord[]; digest: string } | undefined,
+  truth: readonly CarrierRecord[],
+): Edi834Member {
+  const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
+  const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
+  // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
+  const maintenance: MaintenanceType =
+    !known || cobra?.kind === 'addition'
       ? 'addition'
-      : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(held.records)
+      : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(known.records)
         ? 'reinstatement'
         : ended && nothingOpen(truth)
           ? 'termination'
           : 'change'
-    const demographicsOnly = changes.length === 0
-    const effectiveDates = changes.map(changeEffectiveDate).sort()
-    const inCobra = cobra !== undefined || truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today))
-    const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
-    members.push(
-      memberLoop(
-        family,
-        member,
-        context,
-        {
-          maintenance,
-          reason: reasonOf(event, changes, maintenance, demographicsOnly),
-          maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
-          eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
-          eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
-          benefitStatus: inCobra ? 'cobra' : 'active',
-          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
-          cobraStartDate: cobra?.record.startDate ?? null,
-          event,
-        },
-        changes.map((change) => coverageLoop(family, context, member.id, change)),
-      ),
-    )
-    for (const change of changes) {
-      const loop = coverageLoop(family, context, member.id, change)
-      written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
-    }
-    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: truth, digest })
-  }
-  return { members, views, written, needsFollowUp: false }
+  const effectiveDates = changes.map(changeEffectiveDate).sort()
+  const startsActive = changes.some((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status !== 'cobra')
+  const inCobra = cobra !== undefined || (!startsActive && truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today)))
+  const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
+  return memberLoop(
+    family,
+    member,
+    context,
+    {
+      maintenance,
+      reason: reasonOf(event, changes, maintenance, changes.length === 0),
+      maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
+      eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
+      eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
+      benefitStatus: inCobra ? 'cobra' : 'active',
+      cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
+      cobraStartDate: cobra?.record.startDate ?? null,
+      event,
+    },
+    changes.map((change) => coverageLoop(family, context, member.id, change)),
+  )
 }
 
 /**
