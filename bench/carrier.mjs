@@ -41,8 +41,22 @@ import {
   startService,
   stopAll,
   stopChild,
+  startBareServer,
   track,
 } from './lib.mjs'
+import {
+  CHANGE_SHARE,
+  READ_AS_OF,
+  applyChanges,
+  changedReadIds,
+  measureChangeFile,
+  measureCoverageRead,
+  planChanges,
+  readConfiguration,
+  rosterMatchesTruth,
+  rssSampler,
+  vmRssMb,
+} from './carrier-changes.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_carrier'
@@ -53,14 +67,19 @@ const RUN_NODE_X12 = env.BENCH_CARRIER_NODE_X12 !== '0'
 // UPDATE of every matched member). 0 leaves them out, to see what that costs.
 const CENSUS_CARRIER_IDS = env.BENCH_CARRIER_CENSUS_IDS !== '0'
 const CHILD_HEAP_MB = Number(env.BENCH_EDI_HEAP_MB ?? 12_288) // as bench/edi-834-generator.mjs: node-x12 holds every segment as objects
-const TIMEOUT_SECONDS = Number(env.BENCH_CARRIER_TIMEOUT_SECONDS ?? 600) // per measured step: the bench gives up, it does not wait forever
+const TIMEOUT_SECONDS = Number(env.BENCH_CARRIER_TIMEOUT_SECONDS ?? 600)
+// Part 3: member changes wait this long before they are gathered into a change file, so that all
+// of them travel in one; the bench makes the gathering due once they are all posted.
+const TRANSACTION_BATCH_DELAY_MS = 3_600_000 // the most TRANSACTION_BATCH_DELAY_MS accepts
+const CARRIER_GROUP_NUMBER = 'AET-BENCH-50000'
+const POOL_SIZE = 10 // the service's default DATABASE_POOL_SIZE; the floor's pool the same // per measured step: the bench gives up, it does not wait forever
 const CARRIER = 'aetna' // edi, built-in catalogue, not a sandbox: nothing runs after the file is sent
-const TARGETS = { fileSeconds: 10, fileRssGrowthMb: 150, censusSeconds: 20 }
+const TARGETS = { fileSeconds: 10, fileRssGrowthMb: 150, censusSeconds: 20, changeBuildSeconds: 3, coverageReadVsFloor: 0.6 }
 const FULL_SIZE = 50_000 // the size the targets are defined for
-const RSS_SAMPLE_MS = 50
 const POLL_MS = 50
 const SEED_BATCH = 5_000
-const FAMILY_PAGE = 500 // file-builder.ts pages families by 500: the node-x12 side reads them the same way
+const FLOOR_FILLER_USERS = 10_000
+const FAMILY_PAGE = 150 // file-builder.ts pages families by 150: the node-x12 side reads them the same way
 // Bench-only keys, given to the service and used to seal the seeded SSNs (the service must open them).
 const SSN_ENCRYPTION_KEYS = `bench-carrier-k1:${Buffer.alloc(32, 7).toString('base64')}`
 const SSN_HASH_KEY = Buffer.alloc(32, 8).toString('base64')
@@ -69,6 +88,8 @@ const COVERAGE_END = '2027-12-31'
 const PLANS = {
   medical: { external_identifier: 'med-ppo', description: 'Gold PPO 500', product_line: 'medical', product_type: 'preferred_provider_organization', policy_premium_method: 'list_bill' },
   dental: { external_identifier: 'den-base', description: 'Dental Base', product_line: 'dental', premium_level: 'base', policy_premium_method: 'list_bill' },
+  // Nobody is enrolled in it at first: the plan changes of the change-file part move families to it.
+  medical_silver: { external_identifier: 'med-ppo-silver', description: 'Silver PPO 1500', product_line: 'medical', product_type: 'preferred_provider_organization', policy_premium_method: 'list_bill' },
 }
 
 const mb = (bytes) => Math.round((bytes / 1048576) * 10) / 10
@@ -77,32 +98,6 @@ const distImport = (path) => {
   const file = join(SERVICE_DIST, path)
   if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench:carrier\`, which builds first`)
   return import(pathToFileURL(file).href)
-}
-
-function vmRssMb(pid) {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
-  } catch {
-    return NaN // the process has gone
-  }
-}
-
-/** VmRSS of `pid` every RSS_SAMPLE_MS from now until stop(); the bench's event loop is free meanwhile. */
-function rssSampler(pid) {
-  const before = vmRssMb(pid)
-  let peak = before
-  const sample = () => {
-    const rss = vmRssMb(pid)
-    if (rss > peak) peak = rss
-  }
-  const timer = setInterval(sample, RSS_SAMPLE_MS)
-  return {
-    stop() {
-      clearInterval(timer)
-      sample()
-      return { rssBeforeMb: round(before, 1), rssPeakMb: round(peak, 1), rssGrowthMb: round(peak - before, 1), rssAfterMb: round(vmRssMb(pid), 1) }
-    },
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,11 +193,16 @@ async function recreateDatabase() {
   }
 }
 
-/** Migrations, then a partner account (owns the group) and an operator account, each with a key. */
+/**
+ * Migrations, then a partner account (owns the group) and an operator account, each with a key;
+ * and the users the floor reads (one to read, 10,000 filler rows so the lookup is not into a
+ * one-row table, as bench/lib.mjs prepares the main bench database).
+ */
 async function migrateAndCreateAccounts() {
   const { openDatabase } = await distImport('db/database.js')
   const { migrate } = await distImport('db/migrator.js')
   const { createServices } = await distImport('app.js')
+  const { sql } = await import('kysely')
   const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
   try {
     await migrate(handle.db)
@@ -213,7 +213,10 @@ async function migrateAndCreateAccounts() {
     const partnerKey = await services.accounts.createApiKey(system(partner.id), partner.id, 'bench carrier partner')
     const operator = await services.accounts.createAccount(system(noAccountYet), { name: 'bench carrier operator', kind: 'service' })
     const operatorKey = await services.accounts.createApiKey(system(operator.id), operator.id, 'bench carrier operator')
-    return { partnerAccountId: partner.id, partnerKey: partnerKey.key, operatorKey: operatorKey.key }
+    const user = await services.users.createUser(system(partner.id), { email: 'floor-reader@bench.example.com', role_names: [] }, partner.id)
+    await sql`insert into users (id, account_id, email, role_names)
+              select gen_random_uuid(), ${operator.id}, 'filler-' || n || '@bench.example.com', '{}' from generate_series(1, ${FLOOR_FILLER_USERS}::int) as n`.execute(handle.db)
+    return { partnerAccountId: partner.id, partnerKey: partnerKey.key, operatorKey: operatorKey.key, floorUserId: user.id }
   } finally {
     await handle.close()
   }
@@ -303,7 +306,23 @@ const MEMBER_COLUMNS = [
   ['residential_address', 'jsonb'], ['emails', 'jsonb'], ['phone_numbers', 'jsonb'], ['employment_details', 'jsonb'],
 ]
 
-/** Members, one initial_enrollment life event per family, its elections and every member's coverages. */
+/**
+ * HD05 of a plan the whole family holds, as coverage-timeline.model.ts coverageLevelOf decides it:
+ * the subscriber alone, with a spouse only, with one other dependent, with children only, or a
+ * spouse and others.
+ */
+function familyCoverageLevel(relationships) {
+  if (relationships.length === 0) return 'employee_only'
+  const partners = relationships.filter((r) => r === 'spouse' || r === 'registered_domestic_partner').length
+  if (relationships.length === 1) return partners === 1 ? 'employee_and_spouse' : 'employee_and_one_dependent'
+  return partners === 0 ? 'employee_and_children' : 'family'
+}
+
+/**
+ * Members, one initial_enrollment life event per family, its elections, every member's coverages
+ * and the coverage spans the service reads them through (coverage_spans: one per member and line,
+ * from the plan year's start, open-ended, with the family's level, set by the family's event).
+ */
 async function seedMembers(families, ids, accountId, uuidv7, ssn) {
   const memberRow = (m, subscriberId) => {
     const sealed = ssn.seal(ssnOf(m.n))
@@ -320,14 +339,20 @@ async function seedMembers(families, ids, accountId, uuidv7, ssn) {
   const events = []
   const elections = []
   const coverages = []
+  const spans = []
   for (const f of families) {
     const eventId = uuidv7()
+    const level = familyCoverageLevel(f.deps.map((d) => d.subscriber_relationship))
     events.push({ id: eventId, account_id: accountId, subscriber_id: f.sub.id, coverage_period_id: ids.coveragePeriodId, event: 'initial_enrollment', date: COVERAGE_START, eligibility_start_date: COVERAGE_START })
     for (const key of f.planKeys) {
       const electionId = uuidv7()
       elections.push({ id: electionId, account_id: accountId, qualifying_life_event_id: eventId, election_key: key, type: 'election', plan_id: ids.planIds[key] })
       for (const m of [f.sub, ...f.deps]) {
         coverages.push({ id: uuidv7(), account_id: accountId, plan_election_id: electionId, plan_id: ids.planIds[key], member_id: m.id, start_date: COVERAGE_START, end_date: null, status: 'employer_sponsored' })
+        spans.push({
+          id: uuidv7(), account_id: accountId, subscriber_id: f.sub.id, member_id: m.id, line: key, plan_id: ids.planIds[key], coverage_period_id: ids.coveragePeriodId,
+          start_date: COVERAGE_START, end_date: null, status: 'employer_sponsored', volume: null, coverage_level: level, qualifying_life_event_id: eventId,
+        })
       }
     }
   }
@@ -345,6 +370,15 @@ async function seedMembers(families, ids, accountId, uuidv7, ssn) {
       [['id', 'uuid'], ['account_id', 'uuid'], ['plan_election_id', 'uuid'], ['plan_id', 'uuid'], ['member_id', 'uuid'], ['start_date', 'date'], ['end_date', 'date'], ['status', 'text']],
       coverages,
     )
+    await insertRows(
+      client,
+      'coverage_spans',
+      [
+        ['id', 'uuid'], ['account_id', 'uuid'], ['subscriber_id', 'uuid'], ['member_id', 'uuid'], ['line', 'text'], ['plan_id', 'uuid'], ['coverage_period_id', 'uuid'],
+        ['start_date', 'date'], ['end_date', 'date'], ['status', 'text'], ['volume', 'bigint'], ['coverage_level', 'text'], ['qualifying_life_event_id', 'uuid'],
+      ],
+      spans,
+    )
     await client.query('commit')
   } catch (error) {
     await client.query('rollback').catch(() => undefined)
@@ -352,7 +386,7 @@ async function seedMembers(families, ids, accountId, uuidv7, ssn) {
   } finally {
     await client.end()
   }
-  return { subscribers: subscribers.length, dependents: dependents.length, coverages: coverages.length }
+  return { subscribers: subscribers.length, dependents: dependents.length, coverages: coverages.length, spans: spans.length }
 }
 
 async function vacuumAnalyze() {
@@ -618,7 +652,7 @@ async function measureCensus(service, ids, operatorKey, census) {
 // ---------------------------------------------------------------------------------------------
 // node-x12 on the same data: each side in its own child process (this script with
 // `--x12-side`), reading the coverage period's families from the database exactly as
-// file-builder.ts does (pages of 500 through family-loader.js, members composed by
+// file-builder.ts does (pages of 150 through family-loader.js, members composed by
 // edi-834-members.js, SSNs opened), with the envelope and header of the delivery the service
 // sent (its GS04/GS05 time read back from the file). `ours` streams them through the service's
 // writer into a file; `node-x12` builds node-x12's object model as bench/edi-834-generator.mjs
@@ -654,16 +688,18 @@ async function x12Child(side, file, deliveryId) {
   const group = await db.selectFrom('groups').selectAll().where('id', '=', cp.group_id).executeTakeFirstOrThrow()
   const producers = await db.selectFrom('producers_of_record').selectAll().where('group_id', '=', group.id).orderBy('position').limit(2).execute()
   const carrier = new CarrierCatalog().find(cp.carrier_name)
-  const totals = await loader.countEnrolled(db, cp.id)
-  const written = []
+  const window = { coveragePeriodId: cp.id, startDate: cp.coverage_start_date, endDate: cp.coverage_end_date }
+  const today = createdAt.toISOString().slice(0, 10)
+  const context = { ssn, groupPolicyNumber: cp.carrier_group_number, window, today, plans: await loader.plansOfPeriod(db, cp.id) }
+  const totals = await loader.countEnrolled(db, window, PRODUCT_LINES_ON_834)
   async function* members() {
     let after = null
     for (;;) {
       const ids = await loader.enrolledSubscriberPage(db, cp.id, after, FAMILY_PAGE)
       if (ids.length === 0) return
-      for (const family of await loader.loadFamilies(db, cp.id, ids)) {
-        const sendable = { ...family, coverages: family.coverages.filter((c) => PRODUCT_LINES_ON_834.includes(c.product_line)) }
-        yield* fullFileMembers(sendable, ssn, cp.carrier_group_number, written)
+      for (const family of await loader.loadFamilies(db, window, ids, today)) {
+        const sendable = { ...family, spans: family.spans.filter((span) => PRODUCT_LINES_ON_834.includes(span.product_line)) }
+        yield* fullFileMembers(sendable, context).members
       }
       after = ids[ids.length - 1]
     }
@@ -771,6 +807,121 @@ async function sameDataComparison(file) {
 
 // ---------------------------------------------------------------------------------------------
 
+function serviceEnv(outboundDir, extra = {}) {
+  return {
+    DATABASE_URL,
+    SSN_ENCRYPTION_KEYS,
+    SSN_HASH_KEY,
+    OUTBOUND_DIR: outboundDir,
+    WORKER: 'in-process',
+    WORKER_POLL_MS: '50',
+    CENSUS_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
+    ...extra,
+  }
+}
+
+/**
+ * Part 3: the operator completes the work order (the coverage period goes to production), 5% of
+ * the families change through the API, then the change file, the check of what the carrier then
+ * holds, and the coverage read against the floor.
+ */
+async function changeFilePart({ ids, accounts, workOrderId, outboundDir, plan, fullFilePath }) {
+  // What autovacuum would have done by now (it is off on this server): carrier_views went from
+  // empty to one row per member with the full file, and the census rewrote every member.
+  await vacuumAnalyze()
+  const service = await startService('info', {
+    label: 'carrier-changes',
+    nodeOptions: env.BENCH_SERVICE_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [],
+    extraEnv: serviceEnv(outboundDir, { TRANSACTION_BATCH_DELAY_MS: String(TRANSACTION_BATCH_DELAY_MS) }),
+  })
+  const operator = { 'service-api-key': accounts.operatorKey, 'content-type': 'application/json' }
+  await expectOk(
+    'POST /work_orders/{id}/transitions (completed)',
+    `${service.url}/work_orders/${workOrderId}/transitions`,
+    { method: 'POST', headers: operator, body: JSON.stringify({ status: 'completed', message: 'Installed by the carrier (benchmark).', carrier_group_number: CARRIER_GROUP_NUMBER }) },
+    (b) => b?.work_order?.status === 'completed',
+  )
+  await expectOk(
+    'GET /coverage_periods/{id}',
+    `${service.url}/coverage_periods/${ids.coveragePeriodId}`,
+    { headers: { 'service-api-key': accounts.partnerKey } },
+    (b) => b?.coverage_period?.state === 'production' && b.coverage_period.carrier_group_number === CARRIER_GROUP_NUMBER,
+  )
+
+  console.log(`Part 3: ${plan.changes.length.toLocaleString('en')} families (${CHANGE_SHARE * 100}%) change by life events through the API: ${JSON.stringify(plan.byKind)} ...`)
+  const applyStarted = performance.now()
+  const applied = await applyChanges(service.url, accounts.partnerKey, ids.coveragePeriodId, ids.planIds, plan)
+  const applySeconds = (performance.now() - applyStarted) / 1000
+  console.log(`  ${applied.dependents} dependents and ${applied.events} life events posted in ${applySeconds.toFixed(1)} s (not measured)`)
+  if (!isRunning(service.child)) throw new Error(`The service died while the changes were posted; see ${service.logFile}`)
+
+  console.log('Target 3: the change file (the pending gathering made due, until the change delivery is sent) ...')
+  await delay(1_000) // let the service settle after the posting
+  const change = await measureChangeFile({ databaseUrl: DATABASE_URL, service, coveragePeriodId: ids.coveragePeriodId, outboundDir, carrier: CARRIER, timeoutSeconds: TIMEOUT_SECONDS, distImport })
+  // Every member loop belongs to a changed family, and every changed family is in the file.
+  const familyOf = new Map()
+  for (const c of plan.changes) for (const id of [c.family.sub.id, ...c.family.deps.map((d) => d.id), ...(c.newMemberId ? [c.newMemberId] : [])]) familyOf.set(id, c.family.sub.id)
+  change.foreignMembers = change.memberIdsInFile.filter((id) => !familyOf.has(id)).length
+  change.familiesInFile = new Set(change.memberIdsInFile.map((id) => familyOf.get(id)).filter(Boolean)).size
+  console.log(
+    `  sent in ${change.seconds.toFixed(2)} s; carrier.build_file ${change.buildSeconds?.toFixed(3)} s; ${change.memberCount} members (${change.insSegments} INS) of ${change.familiesInFile} families, ` +
+      `${change.fileKb} KB, valid: ${change.valid}; server RSS ${change.rssBeforeMb} -> peak ${change.rssPeakMb} MB`,
+  )
+
+  console.log('Checking what the carrier holds (full file + change file through the Edi834Roster) against the coverage spans ...')
+  const changedSubscriberIds = plan.changes.map((c) => c.family.sub.id)
+  // And as many families left alone, so a change file that touched them would show.
+  const alsoSubscriberIds = [...new Set(plan.unchangedReadIds)].slice(0, changedSubscriberIds.length)
+  const roster = await rosterMatchesTruth({
+    databaseUrl: DATABASE_URL,
+    coveragePeriodId: ids.coveragePeriodId,
+    files: [fullFilePath, change.path],
+    changedSubscriberIds,
+    alsoSubscriberIds: await subscribersOf(alsoSubscriberIds),
+    period: { start: COVERAGE_START, end: COVERAGE_END },
+    distImport,
+  })
+  console.log(`  ${roster.membersCompared} members on ${roster.datesCompared} dates: ${roster.mismatchCount} mismatches (${roster.seconds} s)`)
+
+  console.log(`Target 4: GET /members/{id}/coverages?as_of=${READ_AS_OF} against the floor ...`)
+  const readIds = []
+  const changedIds = changedReadIds(plan)
+  for (let k = 0; k < Math.max(changedIds.length, plan.unchangedReadIds.length); k++) {
+    if (k < changedIds.length) readIds.push(changedIds[k])
+    if (k < plan.unchangedReadIds.length) readIds.push(plan.unchangedReadIds[k])
+  }
+  const floor = await startBareServer('floor-server.mjs', { DATABASE_URL, DATABASE_POOL_SIZE: String(POOL_SIZE) })
+  const floorPath = `/users/${accounts.floorUserId}`
+  await expectOk('floor', `${floor.url}${floorPath}`, {}, (b) => b?.user?.id === accounts.floorUserId)
+  await expectOk(
+    'GET /members/{id}/coverages',
+    `${service.url}/members/${readIds[0]}/coverages?as_of=${READ_AS_OF}`,
+    { headers: { 'service-api-key': accounts.partnerKey } },
+    (b) => b?.as_of === READ_AS_OF && Array.isArray(b.coverages),
+  )
+  await delay(1_000)
+  const read = await measureCoverageRead({ service, floor, partnerKey: accounts.partnerKey, readIds, floorPath })
+  read.readIds = readIds.length
+  if (!isRunning(service.child)) throw new Error(`The service died during the read; see ${service.logFile}`)
+  read.read.serverRssAfterMb = round(vmRssMb(service.child.pid), 1)
+  await stopChild(floor.child)
+  await stopChild(service.child)
+  if (!env.BENCH_KEEP_LOGS) rmSync(service.logFile, { force: true })
+  return { change, roster, read, applied, applySeconds }
+}
+
+/** The subscribers of these members (the read's unchanged members are subscribers and dependents). */
+async function subscribersOf(memberIds) {
+  const client = new pg.Client({ connectionString: DATABASE_URL })
+  await client.connect()
+  try {
+    const { rows } = await client.query(`select distinct coalesce(subscriber_id, id) as id from members where id = any($1::uuid[])`, [memberIds])
+    return rows.map((r) => r.id)
+  } finally {
+    await client.end()
+  }
+}
+
 function machine(postgres, loadBefore) {
   const cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown'
   return { cpus: os.availableParallelism(), cpuModel, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, postgres, loadBefore }
@@ -792,15 +943,7 @@ async function main() {
     const service = await startService('info', {
       label: 'carrier',
       nodeOptions: env.BENCH_SERVICE_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [], // e.g. --cpu-prof --cpu-prof-dir=bench/.tmp
-      extraEnv: {
-        DATABASE_URL,
-        SSN_ENCRYPTION_KEYS,
-        SSN_HASH_KEY,
-        OUTBOUND_DIR: outboundDir,
-        WORKER: 'in-process',
-        WORKER_POLL_MS: '50',
-        CENSUS_BODY_LIMIT_BYTES: String(256 * 1024 * 1024),
-      },
+      extraEnv: serviceEnv(outboundDir),
     })
     const ids = await createGroupThroughApi(service.url, accounts.partnerKey)
 
@@ -827,7 +970,7 @@ async function main() {
     await expectOk('GET /coverage_periods/{id}', `${service.url}/coverage_periods/${ids.coveragePeriodId}`, { headers: partner }, (b) => b?.coverage_period?.state === 'configuration')
     await vacuumAnalyze()
     const seedSeconds = (performance.now() - seedStarted) / 1000
-    console.log(`  ${seeded.subscribers} subscribers, ${seeded.dependents} dependents, ${seeded.coverages} coverages in ${seedSeconds.toFixed(1)} s (SSNs sealed, work order in_progress, vacuum analyze)`)
+    console.log(`  ${seeded.subscribers} subscribers, ${seeded.dependents} dependents, ${seeded.coverages} coverages, ${seeded.spans} coverage spans in ${seedSeconds.toFixed(1)} s (SSNs sealed, work order in_progress, vacuum analyze)`)
 
     console.log(`Target 1: full 834 (work order -> submitted, until the delivery is sent) ...`)
     const file = await measureFullFile(service, ids, accounts.operatorKey, workOrderId, outboundDir)
@@ -839,13 +982,22 @@ async function main() {
 
     console.log(`Target 2: census of ${SUBSCRIBERS.toLocaleString('en')} subscribers, 1% with one differing parameter ...`)
     const census = buildCensus(families, ids.planIds)
-    families.length = 0 // the bench process needs only the body from here on
+    // Which families part 3 changes, and how: decided now, while the families are at hand.
+    const plan = planChanges(families, { today: new Date().toISOString().slice(0, 10) })
+    families.length = 0 // the bench process needs only the body and the plan from here on
     await delay(1_000) // let the service settle after the file
     const reconciliation = await measureCensus(service, ids, accounts.operatorKey, census)
     console.log(`  answered ${reconciliation.status} in ${reconciliation.seconds.toFixed(2)} s; ${reconciliation.matchedExpected}/${reconciliation.expectedErrors} expected errors found, ${reconciliation.unexpectedCount} unexpected; server RSS ${reconciliation.rssBeforeMb} -> peak ${reconciliation.rssPeakMb} MB`)
     if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)
-    await stopAll()
+    await stopChild(service.child)
     if (!env.BENCH_KEEP_LOGS) rmSync(service.logFile, { force: true }) // kept when the run breaks
+    census.json = null
+
+    // Part 3 (issue 13): the carrier installs the group, 5% of the families change, and the one
+    // change file that carries every change is built. A fresh instance whose member changes wait
+    // an hour before they are gathered, so that all of them travel in one file whatever the
+    // posting takes; the bench then makes that gathering due itself.
+    const changes = await changeFilePart({ ids, accounts, workOrderId, outboundDir, plan, fullFilePath: file.path })
 
     const host = machine(postgres, loadBefore)
     const scaledDown = SUBSCRIBERS !== FULL_SIZE
@@ -891,6 +1043,59 @@ async function main() {
         ...reconciliation,
         pass: censusOk,
         verdict: censusOk.time && censusOk.exactErrors ? 'PASS' : 'FAIL',
+        machine: host,
+      }),
+    )
+    const { change, roster, read, applied, applySeconds } = changes
+    const changedFamilies = plan.changes.length
+    const changeOk = {
+      buildTime: change.buildSeconds !== null && change.buildSeconds < TARGETS.changeBuildSeconds,
+      oneFile: change.changeDeliveries === 1 && change.transactionCount === change.pendingTransactions,
+      valid834: change.valid && change.insSegments === change.memberCount && change.parsedMembers === change.memberCount,
+      onlyChangedFamilies: change.foreignMembers === 0 && change.familiesInFile === changedFamilies,
+      carrierHoldsTruth: roster.mismatchCount === 0 && roster.rosterMembers >= seeded.subscribers + seeded.dependents,
+    }
+    console.log(
+      JSON.stringify({
+        benchmark: 'carrier',
+        target: 'change_file',
+        date,
+        subscribers: seeded.subscribers,
+        scaledDown,
+        thresholds: { buildSeconds: TARGETS.changeBuildSeconds },
+        changedFamilies,
+        changedShare: CHANGE_SHARE,
+        changesByKind: plan.byKind,
+        eventsPosted: applied.events,
+        dependentsCreated: applied.dependents,
+        postingSeconds: round(applySeconds, 1),
+        ...change,
+        path: undefined,
+        memberIdsInFile: undefined,
+        roster,
+        pass: changeOk,
+        verdict: Object.values(changeOk).every(Boolean) ? 'PASS' : 'FAIL',
+        machine: host,
+      }),
+    )
+    const readRatio = read.read.rps / read.floor.rps
+    const readOk = { vsFloor: readRatio >= TARGETS.coverageReadVsFloor, noErrors: read.read.errors + read.read.non2xx + read.floor.errors + read.floor.non2xx === 0 }
+    console.log(
+      JSON.stringify({
+        benchmark: 'carrier',
+        target: 'member_coverages_read',
+        date,
+        subscribers: seeded.subscribers,
+        scaledDown,
+        thresholds: { vsFloor: TARGETS.coverageReadVsFloor },
+        asOf: READ_AS_OF,
+        readIds: read.readIds,
+        configuration: { ...readConfiguration, logLevel: 'info', floor: 'bench/floor-server.mjs: one users row by primary key (10,001 users in this database)' },
+        read: read.read,
+        floor: read.floor,
+        ratio: round(readRatio),
+        pass: readOk,
+        verdict: readOk.vsFloor && readOk.noErrors ? 'PASS' : 'FAIL',
         machine: host,
       }),
     )
