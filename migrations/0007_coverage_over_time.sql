@@ -31,9 +31,11 @@ CREATE INDEX coverage_spans_member_idx ON coverage_spans (member_id, start_date)
 CREATE INDEX coverage_spans_family_idx ON coverage_spans (subscriber_id) WHERE voided_at IS NULL;
 CREATE INDEX coverage_spans_coverage_period_idx ON coverage_spans (coverage_period_id, subscriber_id) WHERE voided_at IS NULL;
 
--- What the service last told each carrier connection (a coverage period) about each member: the
--- coverages as the carrier holds them (`records`, see carrier-view.ts) and a digest of the member
--- data the 834 carries. A change file is the difference between this and what is true now.
+-- What each carrier connection (a coverage period) holds about each member, as the service told
+-- it: the coverages as the carrier holds them (`records`, see carrier-view.ts) and a digest of the
+-- member data the 834 carries. A change file is the difference between this and what is true now.
+-- Written when a delivery is sent (from carrier_view_updates): a file that never reached the
+-- carrier changes nothing here.
 CREATE TABLE carrier_views (
   coverage_period_id uuid NOT NULL REFERENCES coverage_periods (id),
   member_id          uuid NOT NULL REFERENCES members (id),
@@ -44,7 +46,18 @@ CREATE TABLE carrier_views (
   updated_at         timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (coverage_period_id, member_id)
 );
-CREATE INDEX carrier_views_file_delivery_idx ON carrier_views (file_delivery_id);
+CREATE INDEX carrier_views_family_idx ON carrier_views (coverage_period_id, subscriber_id);
+
+-- What a built delivery will have told the carrier once it is sent: its views, written with its
+-- content and moved into carrier_views when the delivery settles as sent.
+CREATE TABLE carrier_view_updates (
+  file_delivery_id uuid NOT NULL REFERENCES file_deliveries (id) ON DELETE CASCADE,
+  member_id        uuid NOT NULL,
+  subscriber_id    uuid NOT NULL,
+  records          jsonb NOT NULL,
+  member_digest    text NOT NULL,
+  PRIMARY KEY (file_delivery_id, member_id)
+);
 
 -- A change delivery whose families turned out to hold nothing the carrier does not already know
 -- is `skipped`: nothing is sent.

@@ -272,6 +272,15 @@ export interface CoverageSpansTable {
   voided_by_event_id: string | null
 }
 
+/** What a built delivery tells the carrier about a member, moved into carrier_views once it is sent. */
+export interface CarrierViewUpdatesTable {
+  file_delivery_id: string
+  member_id: string
+  subscriber_id: string
+  records: ColumnType<unknown, string, string>
+  member_digest: string
+}
+
 /** What the service last told a carrier connection about a member (carrier-delivery/carrier-view.ts). */
 export interface CarrierViewsTable {
   coverage_period_id: string
@@ -588,6 +597,7 @@ export interface Database {
   coverages: CoveragesTable
   coverage_spans: CoverageSpansTable
   carrier_views: CarrierViewsTable
+  carrier_view_updates: CarrierViewUpdatesTable
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable
   errors: ErrorsTable

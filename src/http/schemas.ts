@@ -3,7 +3,8 @@ import { errorTable, type ErrorCode } from './error-table.js'
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 timestamp, UTC, milliseconds' })
-export const IsoDate = Type.String({ format: 'date', description: 'Date, YYYY-MM-DD' })
+// Year 0000 passes the `date` format but not PostgreSQL's date type: refused here, as a 422.
+export const IsoDate = Type.String({ format: 'date', pattern: '^(?!0000)[0-9]{4}-', description: 'Date, YYYY-MM-DD' })
 export const Email = Type.String({
   format: 'email',
   maxLength: 254,

@@ -7833,8 +7833,8 @@ export interface operations {
     listMemberCoverages: {
         parameters: {
             query?: {
-                /** @description The date to read the coverage in force on (default: today, UTC), or `all` for the whole history */
-                as_of?: components["schemas"]["IsoDate"] | "all";
+                /** @description The date to read the coverage in force on, YYYY-MM-DD (default: today, UTC), or `all` for the whole history */
+                as_of?: string;
             };
             header?: never;
             path: {

@@ -7,7 +7,7 @@ import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
 import { createSandboxCarrier } from '../sandbox-carriers/sandbox-carrier.js'
 import { createWorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
 import { CarrierConnections } from './carrier-connections.js'
-import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB } from './carrier-jobs.js'
+import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import { settleSentDelivery } from './delivery-sent.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { gatherPendingTransactions } from './deliveries.js'
@@ -44,11 +44,16 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
           // (codes and positions only, never member data), instead of retrying.
           const final = error instanceof Edi834WriteError || context.attempt >= BUILD_FILE_JOB.maxAttempts
           if (!final) throw error
-          await db
-            .updateTable('file_deliveries')
-            .set({ status: 'failed', last_error: `The file could not be built: ${(error as Error).message}`.slice(0, 1000), updated_at: new Date() })
-            .where('id', '=', payload.file_delivery_id)
-            .execute()
+          await db.transaction().execute(async (tx) => {
+            const failed = await tx
+              .updateTable('file_deliveries')
+              .set({ status: 'failed', last_error: `The file could not be built: ${(error as Error).message}`.slice(0, 1000), updated_at: new Date() })
+              .where('id', '=', payload.file_delivery_id)
+              .returning('coverage_period_id')
+              .executeTakeFirst()
+            // Changes held back behind it go on; its own stay with it (the same data would fail again).
+            if (failed) await scheduleTransactionDelivery(tx, failed.coverage_period_id, new Date(), 0)
+          })
           context.log.error({ err: error, fileDeliveryId: payload.file_delivery_id }, 'carrier file could not be built')
         }
       },

@@ -214,8 +214,3 @@ export function isPlanChange(changes: readonly CoverageChange[]): boolean {
 
 /** Whether the records hold nothing open: every coverage ends. */
 export const nothingOpen = (records: readonly CarrierRecord[]) => records.every((record) => record.endDate !== null)
-
-/** Records compared as values (for "is there anything left to tell"). */
-export function sameRecords(a: readonly CarrierRecord[], b: readonly CarrierRecord[], levels = true): boolean {
-  return coverageChanges(a, b, levels).length === 0
-}

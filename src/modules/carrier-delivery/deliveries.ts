@@ -60,17 +60,11 @@ export async function openDelivery(tx: Tx, cp: DeliveryTarget, kind: 'full' | 'c
  * says is decided when it is built, from the carrier's view and the coverage then (file-builder.ts).
  */
 export async function gatherPendingTransactions(tx: Tx, cp: DeliveryTarget, channel: 'edi' | 'api', now: Date): Promise<string | null> {
-  // A change file must not overtake the full file it changes: while one is on its way, changes
-  // wait (its settling schedules this gathering again).
-  const fullOnItsWay = await tx
-    .selectFrom('file_deliveries')
-    .select('id')
-    .where('coverage_period_id', '=', cp.id)
-    .where('kind', '=', 'full')
-    .where('status', '=', 'pending')
-    .limit(1)
-    .executeTakeFirst()
-  if (fullOnItsWay) return null
+  // One file on its way per carrier connection: a change file is the difference to what the carrier
+  // holds once the previous file reached it, and must not overtake it. While one is being built or
+  // sent, changes wait; its settling (sent, skipped or failed) schedules this gathering again.
+  const onItsWay = await tx.selectFrom('file_deliveries').select('id').where('coverage_period_id', '=', cp.id).where('status', '=', 'pending').limit(1).executeTakeFirst()
+  if (onItsWay) return null
   const pending = await tx
     .selectFrom('member_transactions')
     .select('id')

@@ -1,12 +1,30 @@
 import { sql } from 'kysely'
-import type { Db } from '../../db/schema.js'
+import type { Db, Executor } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import { SANDBOX_CARRIER_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 
 /**
- * What follows a delivery the carrier received, in one transaction: its transactions become submitted (for a full delivery, each enrolled family's `installation` transaction is written
+ * The carrier now holds what the delivery told it: its views replace the stored ones (a full file
+ * replaces them all). Done once: the delivery's updates are removed as they are taken.
+ */
+async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<void> {
+  const any = await tx.selectFrom('carrier_view_updates').select('member_id').where('file_delivery_id', '=', delivery.id).limit(1).executeTakeFirst()
+  if (!any) return
+  if (delivery.kind === 'full') await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', delivery.coverage_period_id).execute()
+  await sql`
+    INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
+    SELECT ${delivery.coverage_period_id}, u.member_id, u.subscriber_id, u.records, u.member_digest, u.file_delivery_id, now()
+      FROM carrier_view_updates u WHERE u.file_delivery_id = ${delivery.id}
+    ON CONFLICT (coverage_period_id, member_id) DO UPDATE
+      SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at`.execute(tx)
+  await tx.deleteFrom('carrier_view_updates').where('file_delivery_id', '=', delivery.id).execute()
+}
+
+/**
+ * What follows a delivery the carrier received, in one transaction: the carrier's views take what
+ * it told, its transactions become submitted (for a full delivery, each enrolled family's `installation` transaction is written
  * now, submitted), the families' statuses follow, and a sandbox carrier is asked to act on what
  * it received. A job of its own, queued with the delivery's `sent`: for an installation this is
  * tens of thousands of rows, which need not hold the file back. Run twice, it changes nothing.
@@ -17,6 +35,7 @@ export async function settleSentDelivery(deps: { db: Db; carriers: CarrierCatalo
     if (!delivery || delivery.status !== 'sent') return
     const now = new Date()
     const submittedAt = delivery.sent_at ?? now
+    await takeViews(tx, delivery)
     if (delivery.kind === 'full') {
       // One statement for the whole group: 50,000 families must not cost 50,000 round trips.
       await sql`
@@ -36,10 +55,8 @@ export async function settleSentDelivery(deps: { db: Db; carriers: CarrierCatalo
         .where('status', '=', 'pending')
         .execute()
     }
-    if (delivery.kind === 'full') {
-      // Changes held back while the full file was on its way (and what it could not say) go now.
-      await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
-    }
+    // Changes held back while this file was on its way (and what a full file could not say) go now.
+    await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
     await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
     if (deps.carriers.find(delivery.carrier_name)?.sandbox) {
       // A sandbox carrier installs the group it was sent in full, and answers changes with a census.

@@ -264,8 +264,11 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
   const views: MemberView[] = []
   const written: WrittenCoverage[] = []
   let needsFollowUp = false
-  for (const member of [family.subscriber, ...family.dependents]) {
-    const records = recordsOf(family, member, context.window)
+  const everyone = [family.subscriber, ...family.dependents].map((member) => ({ member, records: recordsOf(family, member, context.window) }))
+  // A family with nothing this file can carry (only lines without an 834 code, or coverage outside
+  // the plan year) is not in it, as countEnrolled does not count it.
+  if (everyone.every(({ records }) => records.length === 0)) return { members, views, written, needsFollowUp }
+  for (const { member, records } of everyone) {
     if (records.length === 0 && member.kind === 'dependent') continue
     const told = fullFileRecords(records, effectiveDate)
     if (coverageChanges(told, records, member.kind === 'subscriber').length > 0) needsFollowUp = true
@@ -301,14 +304,22 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
 /** What the carrier was last told about each member of a family (absent: never told). */
 export type ToldViews = ReadonlyMap<string, { records: CarrierRecord[]; digest: string }>
 
-/** INS04 of a member loop: the event's code, a plan change's own code, or identifying data alone. */
-function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean): MaintenanceReason {
+/**
+ * INS04 of a member loop: the event's code, a plan change's own code, or identifying data alone.
+ * A death gives 03 to the members whose coverage it ends and 11 (surviving spouse) to a spouse
+ * left behind, subscriber or partner; anyone else it changes has no reason given.
+ */
+function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean, survivingSpouse: boolean): MaintenanceReason {
   if (demographicsOnly) return 'identifying_data'
   if (!event) return 'no_reason'
-  if (event.event === 'death') return maintenance === 'termination' ? 'death' : 'surviving_spouse'
+  if (event.event === 'death') return maintenance === 'termination' ? 'death' : survivingSpouse ? 'surviving_spouse' : 'no_reason'
   if (event.event !== 'open_enrollment' && maintenance === 'change' && isPlanChange(changes)) return 'plan_change'
   return REASON_OF_EVENT[event.event] ?? 'no_reason'
 }
+
+const isPartner = (member: LoadedMember) =>
+  member.kind === 'subscriber' || member.subscriber_relationship === 'spouse' || member.subscriber_relationship === 'registered_domestic_partner'
+const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra'
 
 /**
  * A change file's members for one family: for each member, the HD loops that bring the carrier's
@@ -316,47 +327,58 @@ function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[],
  * member with nothing to tell has no loop: a birth that leaves the subscriber's level as it was
  * sends the child alone.
  *
- * `event` is the latest life event among the family's changes in this file (its codes and dates
- * name the loops); `transactionId` is recorded with each HD loop written.
+ * `events` are the family's life events among the changes in this file, oldest first: the latest
+ * names the loops, except that COBRA coverages starting go in a loop of their own named by the
+ * latest `cobra` event, and the rest by the latest other one (a termination and the COBRA that
+ * follows it, batched in one file, each keep their codes). `transactionId` is recorded with each
+ * HD loop written.
  */
 export function changeFileMembers(
   family: LoadedFamily,
   told: ToldViews,
-  event: LoadedEvent | null,
+  events: readonly LoadedEvent[],
   transactionId: string | null,
   context: ComposeContext,
 ): ComposedFamily {
   const members: Edi834Member[] = []
   const views: MemberView[] = []
   const written: WrittenCoverage[] = []
-  for (const member of [family.subscriber, ...family.dependents]) {
+  const latest = (which: (e: LoadedEvent) => boolean) => [...events].reverse().find(which) ?? events.at(-1) ?? null
+  const cobraEvent = latest((e) => e.event === 'cobra')
+  const otherEvent = latest((e) => e.event !== 'cobra')
+
+  const differences = [family.subscriber, ...family.dependents].flatMap((member) => {
     const truth = recordsOf(family, member, context.window)
     const digest = memberDigest(family, member)
     const known = told.get(member.id)
-    if (!known && truth.length === 0) continue
+    if (!known && truth.length === 0) return []
     const difference = recordsDifference(known?.records ?? [], truth, member.kind === 'subscriber')
     // A re-hire brings back a member the carrier holds as ended: its coverages are reinstated
     // (HD*025 from the new start, x12-834-notes.md) rather than added.
-    const rehired = event?.event === 're_hire' && known !== undefined && nothingOpen(known.records)
+    const rehired = otherEvent?.event === 're_hire' && known !== undefined && nothingOpen(known.records)
     const changes = difference.changes.map((change): CoverageChange => (rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change))
     const demographicsChanged = known !== undefined && known.digest !== digest
-    if (changes.length === 0 && !demographicsChanged) continue
+    if (changes.length === 0 && !demographicsChanged) return []
+    return [{ member, truth, digest, known, held: difference.held, changes }]
+  })
+  // Who a death took: members whose every coverage it ends; a partner of theirs survives them.
+  const lostPartner = differences.some(({ member, changes, truth }) => isPartner(member) && changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation') && nothingOpen(truth))
 
-    // INS05 is the loop's: coverages starting under COBRA and others starting active (a member
-    // added with both at once) go in two loops, each with its own benefit status.
-    const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra'
-    const startsActive = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status !== 'cobra'
-    const split = changes.some(startsCobra) && changes.some(startsActive)
+  for (const { member, truth, digest, known, held, changes } of differences) {
+    // INS05 and INS04 are the loop's: COBRA coverages starting go in a loop of their own when the
+    // member has other changes too.
+    const split = changes.some(startsCobra) && changes.some((c) => !startsCobra(c))
     const loops = split ? [changes.filter((c) => !startsCobra(c)), changes.filter(startsCobra)] : [changes]
     loops.forEach((loopChanges, index) => {
-      const firstLoop = index === 0
-      members.push(composeChangeLoop(family, member, context, event, loopChanges, firstLoop ? known : { records: difference.held, digest }, truth))
+      const event = loopChanges.some(startsCobra) ? cobraEvent : otherEvent
+      const knownBefore = index === 0 ? known : { records: held, digest }
+      members.push(composeChangeLoop(family, member, context, event, loopChanges, knownBefore, truth, lostPartner && isPartner(member)))
       for (const change of loopChanges) {
         const loop = coverageLoop(family, context, member.id, change)
         written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
       }
     })
-    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: difference.held, digest })
+    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: held, digest })
   }
   return { members, views, written, needsFollowUp: false }
 }
@@ -370,6 +392,7 @@ function composeChangeLoop(
   changes: readonly CoverageChange[],
   known: { records: CarrierRecord[]; digest: string } | undefined,
   truth: readonly CarrierRecord[],
+  survivingSpouse: boolean,
 ): Edi834Member {
   const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
@@ -392,7 +415,7 @@ function composeChangeLoop(
     context,
     {
       maintenance,
-      reason: reasonOf(event, changes, maintenance, changes.length === 0),
+      reason: reasonOf(event, changes, maintenance, changes.length === 0, survivingSpouse),
       maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,

@@ -107,9 +107,10 @@ export interface LoadWindow {
 }
 
 /**
- * Subscribers whose family holds coverage in the coverage period's plans, in id order after
- * `afterId`: the keyset that pages a full file or a reconciliation. Straight off the
- * (coverage_period_id, subscriber_id) index of the spans in force.
+ * Subscribers whose family has a span in the coverage period's plans (any line, any date), in id
+ * order after `afterId`: the keyset that pages a full file or a reconciliation. Straight off the
+ * (coverage_period_id, subscriber_id) index of the spans; a full file leaves out the families
+ * whose spans it cannot carry (fullFileMembers), as countEnrolled does.
  */
 export async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, afterId: string | null, limit: number): Promise<string[]> {
   const rows = await sql<{ subscriber_id: string }>`

@@ -9,10 +9,10 @@ import { PRODUCT_LINES_ON_834 } from '../edi-834/edi-834.codes.js'
 import type { Edi834Header, Edi834Member } from '../edi-834/edi-834.model.js'
 import { write834 } from '../edi-834/edi-834.writer.js'
 import type { CarrierSettings } from './carrier-settings.js'
-import { SEND_FILE_JOB } from './carrier-jobs.js'
+import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type MemberView, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedEvent, type LoadedFamily, type LoadWindow } from './family-loader.js'
+import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
 /** Families read per page; a page's members are written before the next is read. */
@@ -146,6 +146,8 @@ async function skipDelivery(tx: Tx, deliveryId: string, now: Date): Promise<void
     .where('file_delivery_id', '=', deliveryId)
     .execute()
   await refreshFamilyStatuses(tx, { fileDeliveryId: deliveryId }, now)
+  const delivery = await tx.selectFrom('file_deliveries').select('coverage_period_id').where('id', '=', deliveryId).executeTakeFirstOrThrow()
+  await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
 }
 
 /**
@@ -155,7 +157,9 @@ async function skipDelivery(tx: Tx, deliveryId: string, now: Date): Promise<void
  * starts clean; a delivery already built is not built twice.
  */
 export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Promise<void> {
-  await deps.db.transaction().execute(async (tx) => {
+  // One snapshot for the whole build: a full file counts its members before it pages them, and an
+  // event committing meanwhile must not change the count or the pages.
+  await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
     const delivery = await tx.selectFrom('file_deliveries').selectAll().where('id', '=', deliveryId).forUpdate().executeTakeFirst()
     if (!delivery || delivery.sha256 !== null || delivery.status !== 'pending') return
     const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', delivery.coverage_period_id).executeTakeFirstOrThrow()
@@ -191,13 +195,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       }
       while (views.length > 0) {
         const batch = views.splice(0, TRANSMISSION_BATCH)
+        // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
         await writes.add(sql`
-          INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
-          SELECT ${cp.id}, t.member_id, t.subscriber_id, t.records, t.digest, ${delivery.id}, ${now}
+          INSERT INTO carrier_view_updates (file_delivery_id, member_id, subscriber_id, records, member_digest)
+          SELECT ${delivery.id}, t.member_id, t.subscriber_id, t.records, t.digest
             FROM unnest(${batch.map((v) => v.memberId)}::uuid[], ${batch.map((v) => v.subscriberId)}::uuid[], ${batch.map((v) => JSON.stringify(v.records))}::jsonb[],
-                        ${batch.map((v) => v.digest)}::text[]) AS t(member_id, subscriber_id, records, digest)
-          ON CONFLICT (coverage_period_id, member_id) DO UPDATE
-            SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at`.execute(tx))
+                        ${batch.map((v) => v.digest)}::text[]) AS t(member_id, subscriber_id, records, digest)`.execute(tx))
       }
     }
     const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
@@ -211,8 +214,6 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     let members: AsyncIterable<Edi834Member> | Edi834Member[]
     let totals: { subscribers: number; dependents: number }
     if (delivery.kind === 'full') {
-      // A full file replaces what the carrier holds: so does its view.
-      await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', cp.id).execute()
       totals = await countEnrolled(tx, window, productLines)
       // An 834 needs at least one member loop: a renewal submitted before any election has
       // nothing to send yet (its elections then travel as change files).
@@ -234,11 +235,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         .orderBy('created_at')
         .orderBy('id')
         .execute()
-      // Per family, its latest transaction and the latest life event among them: its codes name the loops.
-      const latestOf = new Map<string, { transactionId: string; eventId: string | null }>()
+      // Per family, its latest transaction and its life events in this file, oldest first: their codes name the loops.
+      const latestOf = new Map<string, { transactionId: string; eventIds: string[] }>()
       for (const t of transactions) {
-        const before = latestOf.get(t.subscriber_id)
-        latestOf.set(t.subscriber_id, { transactionId: t.id, eventId: t.qualifying_life_event_id ?? before?.eventId ?? null })
+        const eventIds = latestOf.get(t.subscriber_id)?.eventIds ?? []
+        if (t.qualifying_life_event_id && !eventIds.includes(t.qualifying_life_event_id)) eventIds.push(t.qualifying_life_event_id)
+        latestOf.set(t.subscriber_id, { transactionId: t.id, eventIds })
       }
       const subscriberIds = [...latestOf.keys()]
       const told = await toldViews(tx, cp.id, subscriberIds)
@@ -246,8 +248,8 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       const composed: Edi834Member[] = []
       for (const family of await loadFamilies(tx, window, subscriberIds, today)) {
         const latest = latestOf.get(family.subscriber.id)!
-        const event: LoadedEvent | null = (latest.eventId && family.events.find((e) => e.id === latest.eventId)) || null
-        composed.push(...keep(changeFileMembers(sendable(family), told, event, latest.transactionId, context), family))
+        const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
+        composed.push(...keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family))
       }
       if (composed.length === 0) {
         await skipDelivery(tx, delivery.id, now)

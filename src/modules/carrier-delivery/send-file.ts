@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { DELIVERY_SENT_JOB } from './carrier-jobs.js'
+import { DELIVERY_SENT_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import { CarrierConnectionError, type CarrierConnections } from './carrier-connections.js'
 import { fileChunks } from './file-deliveries.repo.js'
 import { messageOf } from './transports/file-transport.js'
@@ -53,11 +53,22 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
     }
   } catch (error) {
     const final = !isRetryable(error) || attempt >= maxAttempts
-    await db
-      .updateTable('file_deliveries')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: messageOf(error).slice(0, 1000), status: final ? 'failed' : 'pending', updated_at: new Date() }))
-      .where('id', '=', delivery.id)
-      .execute()
+    await db.transaction().execute(async (tx) => {
+      const now = new Date()
+      await tx
+        .updateTable('file_deliveries')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: messageOf(error).slice(0, 1000), status: final ? 'failed' : 'pending', updated_at: now }))
+        .where('id', '=', delivery.id)
+        .execute()
+      if (!final) return
+      // Nothing of it reached the carrier: its changes go back to pending and travel in the next
+      // change file (the carrier's view never took them), and changes held back behind it go too.
+      await tx.deleteFrom('carrier_view_updates').where('file_delivery_id', '=', delivery.id).execute()
+      if (delivery.kind === 'change') {
+        await tx.updateTable('member_transactions').set({ file_delivery_id: null, updated_at: now }).where('file_delivery_id', '=', delivery.id).where('status', '=', 'pending').execute()
+      }
+      await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
+    })
     if (final) return
     throw error
   }

@@ -9,7 +9,8 @@
  * - an end date on or before the start date (Ideon's `end_date = start_date - 1`) cancels: the
  *   member has nothing on that line from the start date on;
  * - a waiver ends the line for every member of the family the day before the event's
- *   eligibility_start_date;
+ *   eligibility_start_date (at the earliest from its coverage period's start), in that coverage
+ *   period only;
  * - an event speaks for its own plan year: coverage of a later coverage period (a renewal's
  *   open enrollment) is neither ended nor overlapped by it.
  *
@@ -61,6 +62,9 @@ export interface EventChanges {
    * year: coverage of a later plan year (a renewal's elections) is left as it is.
    */
   periodEndDate?: string | null
+  /** The event's coverage period and its first day: a waiver ends that period's coverage only, from within it. */
+  coveragePeriodId?: string
+  periodStartDate?: string
   /** The event's eligibility_start_date: when a waiver takes effect. */
   eligibilityStartDate: string
   elections: readonly { line: string; coverages: readonly ElectedCoverage[] }[]
@@ -121,7 +125,11 @@ export function applyEvent(spans: readonly Span[], family: FamilyShape, changes:
     for (const memberId of [family.subscriberId, ...family.relationships.keys()]) {
       const key = keyOf(memberId, line)
       const current = byMemberLine.get(key)
-      if (current) byMemberLine.set(key, endFrom(current, changes.eligibilityStartDate, changes.periodEndDate ?? null))
+      if (!current) continue
+      const own = current.filter((span) => changes.coveragePeriodId === undefined || span.coveragePeriodId === changes.coveragePeriodId)
+      const others = current.filter((span) => !own.includes(span))
+      const from = changes.periodStartDate !== undefined && changes.periodStartDate > changes.eligibilityStartDate ? changes.periodStartDate : changes.eligibilityStartDate
+      byMemberLine.set(key, [...others, ...endFrom(own, from, changes.periodEndDate ?? null)])
     }
   }
   for (const election of changes.elections) {

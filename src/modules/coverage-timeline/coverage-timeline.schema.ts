@@ -27,8 +27,9 @@ export type MemberCoverage = Static<typeof MemberCoverageSchema>
 export const MemberCoveragesQuery = Type.Object(
   {
     as_of: Type.Optional(
-      Type.Union([IsoDate, Type.Literal('all')], {
-        description: 'The date to read the coverage in force on (default: today, UTC), or `all` for the whole history',
+      Type.String({
+        pattern: '^((?!0000)[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])|all)$',
+        description: 'The date to read the coverage in force on, YYYY-MM-DD (default: today, UTC), or `all` for the whole history',
       }),
     ),
   },

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { todayUtc } from '../../lib/clock.js'
+import { DomainError } from '../../lib/domain-error.js'
 import { memberNotFound } from '../members/members.errors.js'
 import { findMember } from '../members/members.repo.js'
 import { memberSpans, type CoverageSpanRow } from './coverage-timeline.repo.js'
@@ -30,6 +31,10 @@ export function createCoverageTimelineService({ db }: { db: Db }) {
       const member = await findMember(db, accountScopeOf(actor), memberId)
       if (!member) throw memberNotFound()
       const date = asOf === 'all' ? null : (asOf ?? todayUtc())
+      // The pattern lets 2027-02-30 through: a date must also exist.
+      if (date !== null && new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date) {
+        throw new DomainError('validation_failed', 'The query has 1 invalid parameter.', [{ parameter: 'as_of', detail: 'must be a date that exists (YYYY-MM-DD) or all', code: 'invalid_date' }])
+      }
       return { as_of: date, coverages: (await memberSpans(db, member.id, date)).map(presentCoverage) }
     },
   }

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { ELECTION_KEYS, type LifeEventInput } from '../life-events/life-events.schema.js'
-import { applyEvent, changedCoveragePeriods, firstDifference, levelSpans, unlevel, type FamilyShape, type LeveledSpan, type PeriodDates } from './coverage-timeline.model.js'
+import { applyEvent, changedCoveragePeriods, firstDifference, levelSpans, unlevel, type FamilyShape, type PeriodDates } from './coverage-timeline.model.js'
 import { familySpans, replaceFamilySpans } from './coverage-timeline.repo.js'
 
 /**
@@ -12,10 +12,15 @@ import { familySpans, replaceFamilySpans } from './coverage-timeline.repo.js'
 export { coverageTimelineRoutes } from './coverage-timeline.routes.js'
 export { createCoverageTimelineService, type CoverageTimelineService } from './coverage-timeline.service.js'
 
+/**
+ * Locks the family (its subscriber's row) for a timeline change: two events of one family are
+ * applied one after the other. Taken first in the transaction (see applyToTimeline).
+ */
+export async function lockFamily(tx: Transaction<Database>, subscriberId: string): Promise<void> {
+  await tx.selectFrom('members').select('id').where('id', '=', subscriberId).forUpdate().execute()
+}
+
 export interface TimelineChange {
-  /** The family's spans before and after the event. */
-  before: LeveledSpan[]
-  after: LeveledSpan[]
   /** The first date the event changes anything, or null when it changes nothing. */
   effectiveFrom: string | null
   /** The coverage periods whose carrier has something to be told. */
@@ -23,9 +28,9 @@ export interface TimelineChange {
 }
 
 /**
- * Applies a new life event to its family's timeline, inside the event's transaction. The family
- * row is locked first: two events of one family are applied one after the other, never both
- * against the same "before". `check` runs before anything is written and may throw.
+ * Applies a new life event to its family's timeline, inside the event's transaction, which must
+ * have taken lockFamily first: two events of one family are then applied one after the other,
+ * never both against the same "before". `check` runs before anything is written and may throw.
  */
 export async function applyToTimeline(
   tx: Transaction<Database>,
@@ -38,14 +43,18 @@ export async function applyToTimeline(
     coveragePeriodId: string
     /** The last day of the event's coverage period (null: open). */
     periodEndDate: string | null
+    /** Its first day. */
+    periodStartDate: string
     input: LifeEventInput
     now: Date
   },
   check: (change: TimelineChange) => void,
 ): Promise<TimelineChange> {
-  await tx.selectFrom('members').select('id').where('id', '=', event.subscriberId).forUpdate().execute()
-  const before = await familySpans(tx, event.subscriberId)
   const family: FamilyShape = { subscriberId: event.subscriberId, relationships: new Map(event.dependents.map((d) => [d.id, d.subscriber_relationship])) }
+  const stored = await familySpans(tx, event.subscriberId)
+  // What is stored, as the rules would level it now (spans migrated from before coverage over
+  // time carry their start's level only): differences are measured from this.
+  const before = levelSpans(unlevel(stored), family)
   const elections = ELECTION_KEYS.flatMap((key) => {
     const election = event.input.plan_elections[key]
     if (!election || election.type !== 'election') return []
@@ -62,7 +71,15 @@ export async function applyToTimeline(
   })
   const waivedLines = ELECTION_KEYS.filter((key) => event.input.plan_elections[key]?.type === 'waiver')
   const after = levelSpans(
-    applyEvent(unlevel(before), family, { qualifyingLifeEventId: event.eventId, periodEndDate: event.periodEndDate, eligibilityStartDate: event.input.eligibility_start_date, elections, waivedLines }),
+    applyEvent(unlevel(before), family, {
+      qualifyingLifeEventId: event.eventId,
+      coveragePeriodId: event.coveragePeriodId,
+      periodStartDate: event.periodStartDate,
+      periodEndDate: event.periodEndDate,
+      eligibilityStartDate: event.input.eligibility_start_date,
+      elections,
+      waivedLines,
+    }),
     family,
   )
   const periods = await tx
@@ -71,8 +88,8 @@ export async function applyToTimeline(
     .where('group_id', '=', event.groupId)
     .execute()
   const dates = new Map<string, PeriodDates>(periods.map((p) => [p.id, { startDate: p.coverage_start_date, endDate: p.coverage_end_date }]))
-  const change: TimelineChange = { before, after, effectiveFrom: firstDifference(before, after), changedCoveragePeriodIds: changedCoveragePeriods(before, after, dates) }
+  const change: TimelineChange = { effectiveFrom: firstDifference(before, after), changedCoveragePeriodIds: changedCoveragePeriods(before, after, dates) }
   check(change)
-  await replaceFamilySpans(tx, { accountId: event.accountId, subscriberId: event.subscriberId, eventId: event.eventId, now: event.now }, before, after)
+  await replaceFamilySpans(tx, { accountId: event.accountId, subscriberId: event.subscriberId, eventId: event.eventId, now: event.now }, stored, after)
   return change
 }

@@ -1,7 +1,7 @@
 import { IGNORE_MEMBER_CHANGES, type RecordMemberChanges } from '../member-management/member-transactions.js'
 import type { Db } from '../../db/schema.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { applyToTimeline } from '../coverage-timeline/index.js'
+import { applyToTimeline, lockFamily } from '../coverage-timeline/index.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
@@ -17,7 +17,6 @@ import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import * as repo from './life-events.repo.js'
 import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
 import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
-
 
 /**
  * Rows hold only values the schema accepted, so text columns narrow to its enums. Elections are
@@ -159,6 +158,9 @@ export function createLifeEventsService({
       }
       try {
         const row = await db.transaction().execute(async (tx) => {
+          // The family's row first: inserting the event takes a key-share lock on it, and a lock
+          // asked for after that would deadlock with another event of the same family.
+          await lockFamily(tx, subscriber.id)
           const inserted = await repo.insertLifeEvent(
             tx,
             {
@@ -177,7 +179,7 @@ export function createLifeEventsService({
           const now = new Date()
           const change = await applyToTimeline(
             tx,
-            { accountId, subscriberId: subscriber.id, groupId: subscriber.group_id, dependents, eventId, coveragePeriodId: coveragePeriod.id, periodEndDate: coveragePeriod.coverage_end_date, input, now },
+            { accountId, subscriberId: subscriber.id, groupId: subscriber.group_id, dependents, eventId, coveragePeriodId: coveragePeriod.id, periodStartDate: coveragePeriod.coverage_start_date, periodEndDate: coveragePeriod.coverage_end_date, input, now },
             ({ effectiveFrom }) => {
               // Installation events are not changes to a carrier: the limit holds once setup is complete.
               const carrier = carriers.find(coveragePeriod.carrier_name)
