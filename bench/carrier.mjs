@@ -697,7 +697,7 @@ async function x12Child(side, file, deliveryId) {
     for (;;) {
       const ids = await loader.enrolledSubscriberPage(db, cp.id, after, FAMILY_PAGE)
       if (ids.length === 0) return
-      for (const family of await loader.loadFamilies(db, window, ids, today)) {
+      for (const family of await loader.loadFamilies(db, window, ids, { today })) {
         const sendable = { ...family, spans: family.spans.filter((span) => PRODUCT_LINES_ON_834.includes(span.product_line)) }
         yield* fullFileMembers(sendable, context).members
       }

@@ -1,4 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify'
+import { Compile } from 'typebox/compile'
+import { MemberCoverageList } from '../src/modules/coverage-timeline/coverage-timeline.schema.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertGroupWithLocation } from './helpers/installation-factories.js'
 import { dependentBody, subscriberBody } from './helpers/member-factories.js'
@@ -288,6 +290,10 @@ describe('qualifying life events (installation step 6)', () => {
     )
     expect(second.statusCode, second.body).toBe(201)
     const history = (await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=all`)).json()
+    // The answer is JSON text built by PostgreSQL: it must still be what the schema documents.
+    const answers = Compile(MemberCoverageList)
+    expect(answers.Check(history), JSON.stringify([...answers.Errors(history)].slice(0, 3))).toBe(true)
+    expect(answers.Check(today.json())).toBe(true)
     expect(history.as_of).toBeNull()
     expect(history.coverages.map((c: { start_date: string; end_date: string | null; coverage_level: string }) => [c.start_date, c.end_date, c.coverage_level])).toEqual([
       ['2027-01-01', '2027-03-31', 'employee_and_one_dependent'],
@@ -303,9 +309,11 @@ describe('qualifying life events (installation step 6)', () => {
 
   it("when coverages are read with a bad date or from another account, then 422 at as_of or 404", async () => {
     const inst = await installation()
-    const bad = await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=2027-13-01`)
-    expect(bad.statusCode, bad.body).toBe(422)
-    expect(bad.json().errors[0]).toMatchObject({ parameter: 'as_of' })
+    for (const asOf of ['2027-13-01', '2027-02-30', '0000-01-01', 'never']) {
+      const bad = await call(t.app, inst.partner, 'GET', `/members/${inst.subscriberId}/coverages?as_of=${asOf}`)
+      expect(bad.statusCode, bad.body).toBe(422)
+      expect(bad.json().errors).toEqual([expect.objectContaining({ parameter: 'as_of' })])
+    }
     const stranger = await t.newPartner()
     const hidden = await call(t.app, stranger, 'GET', `/members/${inst.subscriberId}/coverages`)
     expect(hidden.statusCode).toBe(404)

@@ -277,7 +277,8 @@ export interface CarrierViewUpdatesTable {
   file_delivery_id: string
   member_id: string
   subscriber_id: string
-  records: ColumnType<unknown, string, string>
+  /** JSON text of CarrierRecord[]. */
+  records: string
   member_digest: string
 }
 
@@ -286,7 +287,8 @@ export interface CarrierViewsTable {
   coverage_period_id: string
   member_id: string
   subscriber_id: string
-  records: ColumnType<unknown, string, string>
+  /** JSON text of CarrierRecord[]. */
+  records: string
   member_digest: string
   file_delivery_id: string
   updated_at: Timestamp

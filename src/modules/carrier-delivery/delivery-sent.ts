@@ -12,7 +12,20 @@ import { SANDBOX_CARRIER_JOB, scheduleTransactionDelivery } from './carrier-jobs
 async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<void> {
   const any = await tx.selectFrom('carrier_view_updates').select('member_id').where('file_delivery_id', '=', delivery.id).limit(1).executeTakeFirst()
   if (!any) return
-  if (delivery.kind === 'full') await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', delivery.coverage_period_id).execute()
+  if (delivery.kind === 'full') {
+    await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', delivery.coverage_period_id).execute()
+    // A full file's coverage transmissions, in one statement from what it told (its 200,000
+    // coverages need not hold the file back): every record's plan and dates.
+    await sql`
+      INSERT INTO coverage_transmissions
+        (id, account_id, coverage_period_id, member_id, plan_id, file_delivery_id, transaction_id, maintenance, start_date, end_date, created_at)
+      SELECT gen_random_uuid(), d.account_id, d.coverage_period_id, u.member_id, (r->>'planId')::uuid, d.id, NULL, 'addition',
+             (r->>'startDate')::date, (r->>'endDate')::date, now()
+        FROM carrier_view_updates u
+        JOIN file_deliveries d ON d.id = u.file_delivery_id
+        CROSS JOIN LATERAL jsonb_array_elements(u.records::jsonb) r
+       WHERE u.file_delivery_id = ${delivery.id}`.execute(tx)
+  }
   await sql`
     INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
     SELECT ${delivery.coverage_period_id}, u.member_id, u.subscriber_id, u.records, u.member_digest, u.file_delivery_id, now()

@@ -12,7 +12,6 @@ import type {
 import {
   carrierRecords,
   changeEffectiveDate,
-  coverageChanges,
   fullFileRecords,
   recordsDifference,
   isPlanChange,
@@ -271,12 +270,11 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
   for (const { member, records } of everyone) {
     if (records.length === 0 && member.kind === 'dependent') continue
     const told = fullFileRecords(records, effectiveDate)
-    if (coverageChanges(told, records, member.kind === 'subscriber').length > 0) needsFollowUp = true
+    // Told everything unless a record was left out or one changes level or amount later on.
+    if (told.length !== records.length || records.some((record) => record.terms.length > 1)) needsFollowUp = true
     const cobra = told.find((record) => record.status === 'cobra')
+    // Its coverage transmissions are recorded from its views once it is sent (delivery-sent.ts).
     const coverages = told.map((record) => coverageLoop(family, context, member.id, { kind: 'addition', record }))
-    for (const coverage of told) {
-      written.push({ memberId: member.id, planId: coverage.planId, maintenance: 'addition', startDate: coverage.startDate, endDate: coverage.endDate, transactionId: null })
-    }
     members.push(
       memberLoop(
         family,

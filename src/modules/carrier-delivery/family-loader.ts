@@ -91,7 +91,7 @@ export interface LoadedFamily {
   dependents: LoadedMember[]
   /** Every span of the family in the coverage period's plans, by member, line and start. */
   spans: LoadedSpan[]
-  /** The carrier's records in force on the reference date (today within the plan year). */
+  /** The carrier's records in force on the reference date (today within the plan year); empty unless loaded withCoverages. */
   coverages: LoadedCoverage[]
   /** The family's life events on any coverage period of the group, oldest first. */
   events: LoadedEvent[]
@@ -151,8 +151,11 @@ export function referenceDate(window: LoadWindow, today: string): string {
   return today
 }
 
-/** The families of these subscribers, in the order given. */
-export async function loadFamilies(db: Executor, window: LoadWindow, subscriberIds: readonly string[], today = todayUtc()): Promise<LoadedFamily[]> {
+/**
+ * The families of these subscribers, in the order given. `coverages` (what a census compares) only
+ * with `withCoverages`: files do not need them.
+ */
+export async function loadFamilies(db: Executor, window: LoadWindow, subscriberIds: readonly string[], options: { today?: string; withCoverages?: boolean } = {}): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
   const coveragePeriodId = window.coveragePeriodId
@@ -212,8 +215,10 @@ export async function loadFamilies(db: Executor, window: LoadWindow, subscriberI
     family.events.push(event)
     if (row.coverage_period_id === coveragePeriodId) family.latestEvent = event
   }
-  const onDate = referenceDate(window, today)
-  for (const family of families.values()) family.coverages = coveragesOn(family, window, onDate)
+  if (options.withCoverages) {
+    const onDate = referenceDate(window, options.today ?? todayUtc())
+    for (const family of families.values()) family.coverages = coveragesOn(family, window, onDate)
+  }
   return ids.map((id) => families.get(id)).filter((family): family is LoadedFamily => family !== undefined)
 }
 
@@ -284,7 +289,7 @@ export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise
   const loadNext = async (): Promise<void> => {
     while (nextPage < pages.length) {
       const index = nextPage++
-      loaded[index] = await loadFamilies(db, window, pages[index]!)
+      loaded[index] = await loadFamilies(db, window, pages[index]!, { withCoverages: true })
     }
   }
   await Promise.all([loadNext(), loadNext()])

@@ -127,10 +127,10 @@ async function* allFamilies(tx: Tx, window: LoadWindow): AsyncGenerator<LoadedFa
 
 /** What the carrier was last told about the members of these families, on this connection. */
 async function toldViews(tx: Tx, coveragePeriodId: string, subscriberIds: readonly string[]): Promise<Map<string, { records: CarrierRecord[]; digest: string }>> {
-  const rows = await sql<{ member_id: string; records: CarrierRecord[]; member_digest: string }>`
+  const rows = await sql<{ member_id: string; records: string; member_digest: string }>`
     SELECT member_id, records, member_digest FROM carrier_views
      WHERE coverage_period_id = ${coveragePeriodId} AND subscriber_id = ANY(${[...subscriberIds]}::uuid[])`.execute(tx)
-  return new Map(rows.rows.map((row) => [row.member_id, { records: row.records, digest: row.member_digest }]))
+  return new Map(rows.rows.map((row) => [row.member_id, { records: JSON.parse(row.records) as CarrierRecord[], digest: row.member_digest }]))
 }
 
 /**
@@ -199,7 +199,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         await writes.add(sql`
           INSERT INTO carrier_view_updates (file_delivery_id, member_id, subscriber_id, records, member_digest)
           SELECT ${delivery.id}, t.member_id, t.subscriber_id, t.records, t.digest
-            FROM unnest(${batch.map((v) => v.memberId)}::uuid[], ${batch.map((v) => v.subscriberId)}::uuid[], ${batch.map((v) => JSON.stringify(v.records))}::jsonb[],
+            FROM unnest(${batch.map((v) => v.memberId)}::uuid[], ${batch.map((v) => v.subscriberId)}::uuid[], ${batch.map((v) => JSON.stringify(v.records))}::text[],
                         ${batch.map((v) => v.digest)}::text[]) AS t(member_id, subscriber_id, records, digest)`.execute(tx))
       }
     }
@@ -246,7 +246,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       const told = await toldViews(tx, cp.id, subscriberIds)
       // A change file is small: composed whole, so its totals are known before it is written.
       const composed: Edi834Member[] = []
-      for (const family of await loadFamilies(tx, window, subscriberIds, today)) {
+      for (const family of await loadFamilies(tx, window, subscriberIds, { today })) {
         const latest = latestOf.get(family.subscriber.id)!
         const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
         composed.push(...keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family))

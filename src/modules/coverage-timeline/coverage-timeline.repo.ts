@@ -1,9 +1,10 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
+import { prepare } from '../../db/prepared.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { spanKey, type CoverageLevel, type LeveledSpan } from './coverage-timeline.model.js'
 
-/** A stored span as the API answers it. */
+/** A stored span as read back. */
 export interface CoverageSpanRow {
   id: string
   member_id: string
@@ -41,19 +42,6 @@ export function toSpan(row: CoverageSpanRow): LeveledSpan & { id: string } {
 export async function familySpans(db: Executor, subscriberId: string): Promise<(LeveledSpan & { id: string })[]> {
   const rows = await sql<CoverageSpanRow>`SELECT ${COLUMNS} FROM coverage_spans WHERE subscriber_id = ${subscriberId} AND voided_at IS NULL`.execute(db)
   return rows.rows.map(toSpan)
-}
-
-/**
- * A member's spans in force on `asOf` (one query on the member's partial index), or all of them
- * (`asOf` null), by line and start date.
- */
-export async function memberSpans(db: Executor, memberId: string, asOf: string | null): Promise<CoverageSpanRow[]> {
-  const rows = await sql<CoverageSpanRow>`
-    SELECT ${COLUMNS} FROM coverage_spans
-     WHERE member_id = ${memberId} AND voided_at IS NULL
-       AND (${asOf}::date IS NULL OR (start_date <= ${asOf}::date AND (end_date IS NULL OR end_date >= ${asOf}::date)))
-     ORDER BY line, start_date`.execute(db)
-  return rows.rows
 }
 
 /**
@@ -100,4 +88,35 @@ export async function replaceFamilySpans(
       )
       .execute()
   }
+}
+
+/**
+ * GET /members/{id}/coverages as JSON text PostgreSQL builds in one prepared statement (the
+ * member's scope check and its spans on the member's partial index), like subscriber-document.ts:
+ * the read is on a client's hot path. Mirrors presentCoverage field for field; the route test
+ * checks the answers against the response schema. `asOf` null: the whole history.
+ */
+const coveragesJson = (asOf: string) => sql<string>`json_build_object(
+  'as_of', ${asOf}::text,
+  'coverages', coalesce((
+    select json_agg(json_build_object(
+      'id', s.id, 'member_id', s.member_id, 'line', s.line, 'plan_id', s.plan_id, 'coverage_period_id', s.coverage_period_id,
+      'start_date', s.start_date, 'end_date', s.end_date, 'status', s.status, 'volume', s.volume, 'coverage_level', s.coverage_level,
+      'qualifying_life_event_id', s.qualifying_life_event_id) order by s.line, s.start_date)
+      from coverage_spans s
+     where s.member_id = m.id and s.voided_at is null
+       and (${asOf}::date is null or (s.start_date <= ${asOf}::date and (s.end_date is null or s.end_date >= ${asOf}::date)))),
+    '[]'::json))::text`
+
+const coveragesInAccount = prepare<{ body: string }, [id: string, asOf: string | null, accountId: string]>(3, (db, [id, asOf, accountId]) =>
+  db.selectFrom('members as m').select(coveragesJson(asOf!).as('body')).where('m.id', '=', id!).where('m.account_id', '=', accountId!),
+)
+const coveragesAnyAccount = prepare<{ body: string }, [id: string, asOf: string | null]>(2, (db, [id, asOf]) =>
+  db.selectFrom('members as m').select(coveragesJson(asOf!).as('body')).where('m.id', '=', id!),
+)
+
+/** The answer as JSON text, or undefined when no such member is in scope. */
+export async function memberCoveragesDocument(db: Executor, scope: string | null, memberId: string, asOf: string | null): Promise<string | undefined> {
+  const rows = scope ? await coveragesInAccount(db, memberId, asOf, scope) : await coveragesAnyAccount(db, memberId, asOf)
+  return rows[0]?.body
 }

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { sendJsonText } from '../../http/json-text.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { MemberCoverageList, MemberCoveragesQuery } from './coverage-timeline.schema.js'
 import type { CoverageTimelineService } from './coverage-timeline.service.js'
@@ -25,6 +26,7 @@ export function coverageTimelineRoutes(app: App, timeline: CoverageTimelineServi
         response: { 200: MemberCoverageList, ...problemResponses('validation_failed', 'member_not_found') },
       },
     },
-    async (request) => timeline.memberCoverages(requireActor(request), request.params.id, request.query.as_of),
+    // Already JSON text (coverage-timeline.repo.ts), checked against MemberCoverageList by the tests.
+    async (request, reply) => sendJsonText(reply, 200, await timeline.memberCoverages(requireActor(request), request.params.id, request.query.as_of)),
   )
 }
