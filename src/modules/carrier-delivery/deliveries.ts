@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import { uuidv7 } from '../../lib/ids.js'
@@ -61,10 +61,15 @@ export async function openDelivery(tx: Tx, cp: DeliveryTarget, kind: 'full' | 'c
  */
 export async function gatherPendingTransactions(tx: Tx, cp: DeliveryTarget, channel: 'edi' | 'api', now: Date): Promise<string | null> {
   // One file on its way per carrier connection: a change file is the difference to what the carrier
-  // holds once the previous file reached it, and must not overtake it. While one is being built or
-  // sent, changes wait; its settling (sent, skipped or failed) schedules this gathering again.
-  const onItsWay = await tx.selectFrom('file_deliveries').select('id').where('coverage_period_id', '=', cp.id).where('status', '=', 'pending').limit(1).executeTakeFirst()
-  if (onItsWay) return null
+  // holds once the previous file reached it, and must not overtake it. While one is being built,
+  // sent, or sent but its views not yet taken (delivery-sent.ts), changes wait; its settling (sent,
+  // skipped or failed) schedules this gathering again.
+  const onItsWay = await sql<{ id: string }>`
+    SELECT d.id FROM file_deliveries d
+     WHERE d.coverage_period_id = ${cp.id}
+       AND (d.status = 'pending' OR (d.status = 'sent' AND EXISTS (SELECT 1 FROM carrier_view_updates u WHERE u.file_delivery_id = d.id)))
+     LIMIT 1`.execute(tx)
+  if (onItsWay.rows.length > 0) return null
   const pending = await tx
     .selectFrom('member_transactions')
     .select('id')

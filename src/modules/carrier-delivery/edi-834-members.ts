@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import type {
@@ -40,7 +39,7 @@ export interface WrittenCoverage {
 }
 
 /** What the carrier holds about a member after this file (stored in carrier_views). */
-export interface MemberView {
+export interface CarrierMemberView {
   memberId: string
   subscriberId: string
   records: CarrierRecord[]
@@ -59,7 +58,7 @@ export interface ComposeContext {
 
 export interface ComposedFamily {
   members: Edi834Member[]
-  views: MemberView[]
+  views: CarrierMemberView[]
   written: WrittenCoverage[]
   /** A full file could not say everything (a later plan change, a future level): a change file must follow. */
   needsFollowUp: boolean
@@ -106,21 +105,8 @@ function address(value: Record<string, string | null> | null): Edi834Address | n
   }
 }
 
-/**
- * A digest of what a member loop says about the person (never the SSN itself: its keyed hash), so
- * a change to any of it is told once as a change of identifying data (INS04 25). The carrier's own
- * member id (REF*23, learnt from its census) is left out: it is the carrier's to know already.
- */
-export function memberDigest(family: LoadedFamily, member: LoadedMember): string {
-  const subscriber = member.kind === 'subscriber'
-  const seen = [
-    member.first_name, member.middle_name, member.last_name, member.birth_date, member.gender, member.ssn_hash, member.marital_status,
-    member.tobacco_use, member.handicapped, member.subscriber_relationship, member.phone_numbers?.[0]?.contact ?? null,
-    member.emails?.[0]?.contact ?? null, subscriber ? member.residential_address : null, subscriber ? member.mailing_address : null,
-    subscriber ? member.employment_details : null, subscriber ? family.subscriber.classification : null, family.subscriber.external_identifier,
-  ]
-  return createHash('sha256').update(JSON.stringify(seen)).digest('base64url')
-}
+/** What a member loop says about the person, digested by the loader (family-loader.ts). */
+export const memberDigest = (member: LoadedMember): string => member.digest
 
 /**
  * The plan of a record, and the member's PCP for it. A record the carrier holds may name a plan
@@ -243,7 +229,8 @@ const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindo
 
 /** INS07 for a member continuing under COBRA: the family's latest event that ends coverage, or a child's ageing out. */
 function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null): Edi834Member['cobraQualifyingEvent'] {
-  const earlier = family.events.filter((e) => !before || e.created_at <= before.created_at)
+  const upTo = before ? family.events.indexOf(before) : -1
+  const earlier = upTo >= 0 ? family.events.slice(0, upTo + 1) : family.events
   for (const event of [...earlier].reverse()) {
     const found = COBRA_EVENT_AFTER[event.event]
     if (found) return found
@@ -260,7 +247,7 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
 export function fullFileMembers(family: LoadedFamily, context: ComposeContext): ComposedFamily {
   const effectiveDate = context.window.startDate
   const members: Edi834Member[] = []
-  const views: MemberView[] = []
+  const views: CarrierMemberView[] = []
   const written: WrittenCoverage[] = []
   let needsFollowUp = false
   const everyone = [family.subscriber, ...family.dependents].map((member) => ({ member, records: recordsOf(family, member, context.window) }))
@@ -294,7 +281,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
         coverages,
       ),
     )
-    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: told, digest: memberDigest(family, member) })
+    views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: told, digest: memberDigest(member) })
   }
   return { members, views, written, needsFollowUp }
 }
@@ -339,7 +326,7 @@ export function changeFileMembers(
   context: ComposeContext,
 ): ComposedFamily {
   const members: Edi834Member[] = []
-  const views: MemberView[] = []
+  const views: CarrierMemberView[] = []
   const written: WrittenCoverage[] = []
   const latest = (which: (e: LoadedEvent) => boolean) => [...events].reverse().find(which) ?? events.at(-1) ?? null
   const cobraEvent = latest((e) => e.event === 'cobra')
@@ -347,7 +334,7 @@ export function changeFileMembers(
 
   const differences = [family.subscriber, ...family.dependents].flatMap((member) => {
     const truth = recordsOf(family, member, context.window)
-    const digest = memberDigest(family, member)
+    const digest = memberDigest(member)
     const known = told.get(member.id)
     if (!known && truth.length === 0) return []
     const difference = recordsDifference(known?.records ?? [], truth, member.kind === 'subscriber')

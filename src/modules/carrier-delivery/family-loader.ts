@@ -37,6 +37,8 @@ export interface LoadedMember {
   employment_details: Record<string, string | number | null> | null
   /** The subscriber's employment classification, if any. */
   classification: { type: string; code: string; description: string } | null
+  /** A digest of what the member's loop says about the person (see the query). */
+  digest: string
 }
 
 /** A plan as the 834 names it. */
@@ -83,7 +85,6 @@ export interface LoadedEvent {
   event: string
   date: string
   eligibility_start_date: string
-  created_at: Date
 }
 
 export interface LoadedFamily {
@@ -93,7 +94,7 @@ export interface LoadedFamily {
   spans: LoadedSpan[]
   /** The carrier's records in force on the reference date (today within the plan year); empty unless loaded withCoverages. */
   coverages: LoadedCoverage[]
-  /** The family's life events on any coverage period of the group, oldest first. */
+  /** The family's life events on any coverage period of the group, oldest first (allEvents), else its latest on the period. */
   events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
   latestEvent: LoadedEvent | null
@@ -153,9 +154,14 @@ export function referenceDate(window: LoadWindow, today: string): string {
 
 /**
  * The families of these subscribers, in the order given. `coverages` (what a census compares) only
- * with `withCoverages`: files do not need them.
+ * with `withCoverages`: files do not need them; every life event of the family with `allEvents`.
  */
-export async function loadFamilies(db: Executor, window: LoadWindow, subscriberIds: readonly string[], options: { today?: string; withCoverages?: boolean } = {}): Promise<LoadedFamily[]> {
+export async function loadFamilies(
+  db: Executor,
+  window: LoadWindow,
+  subscriberIds: readonly string[],
+  options: { today?: string; withCoverages?: boolean; allEvents?: boolean } = {},
+): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
   const coveragePeriodId = window.coveragePeriodId
@@ -165,8 +171,18 @@ export async function loadFamilies(db: Executor, window: LoadWindow, subscriberI
            m.marital_status, m.tobacco_use, m.handicapped, m.subscriber_relationship, m.residential_address, m.mailing_address,
            m.emails, m.phone_numbers, m.employment_details,
            CASE WHEN ec.id IS NULL THEN NULL ELSE json_build_object(
-             'type', ec.type, 'code', coalesce(ec.carrier_identifier, ec.external_identifier), 'description', ec.description) END AS classification
+             'type', ec.type, 'code', coalesce(ec.carrier_identifier, ec.external_identifier), 'description', ec.description) END AS classification,
+           -- What a member loop says about the person, digested here (cheaper than in this process):
+           -- its own data (the SSN as its keyed hash), and for every member the subscriber's
+           -- identifier it carries in REF*0F; for the subscriber its addresses, employment and class.
+           -- The carrier's own member id (REF*23) is the carrier's to know: left out.
+           md5(json_build_array(
+             m.first_name, m.middle_name, m.last_name, m.birth_date, m.gender, m.ssn_hash, m.marital_status, m.tobacco_use, m.handicapped,
+             m.subscriber_relationship, m.phone_numbers -> 0 -> 'contact', m.emails -> 0 -> 'contact', coalesce(sub.external_identifier, m.external_identifier),
+             CASE WHEN m.kind = 'subscriber' THEN json_build_array(m.residential_address, m.mailing_address, m.employment_details, ec.type,
+               coalesce(ec.carrier_identifier, ec.external_identifier)) END)::text) AS digest
       FROM members m
+      LEFT JOIN members sub ON sub.id = m.subscriber_id
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
      WHERE m.id = ANY(${ids}::uuid[]) OR m.subscriber_id = ANY(${ids}::uuid[])
      ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`.execute(db)
@@ -184,12 +200,22 @@ export async function loadFamilies(db: Executor, window: LoadWindow, subscriberI
       FROM provider_selections
      WHERE member_id = ANY(${memberIds}::uuid[])
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`.execute(db)
-  const events = await sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
-    SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
-           to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date, created_at
-      FROM qualifying_life_events
-     WHERE subscriber_id = ANY(${ids}::uuid[])
-     ORDER BY subscriber_id, created_at, id`.execute(db)
+  // Every event of the family (a change file names its loops after them), or for a full file only
+  // the latest on the coverage period (its eligibility date), straight off its index.
+  const events = await (options.allEvents
+    ? sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
+        SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
+               to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
+          FROM qualifying_life_events
+         WHERE subscriber_id = ANY(${ids}::uuid[])
+         ORDER BY subscriber_id, created_at, id`
+    : sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
+        SELECT DISTINCT ON (subscriber_id) subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
+               to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
+          FROM qualifying_life_events
+         WHERE subscriber_id = ANY(${ids}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
+         ORDER BY subscriber_id, created_at DESC, id DESC`
+  ).execute(db)
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
   const families = new Map<string, LoadedFamily>()
@@ -211,7 +237,7 @@ export async function loadFamilies(db: Executor, window: LoadWindow, subscriberI
   for (const row of events.rows) {
     const family = families.get(row.subscriber_id)
     if (!family) continue
-    const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date, created_at: row.created_at }
+    const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date }
     family.events.push(event)
     if (row.coverage_period_id === coveragePeriodId) family.latestEvent = event
   }

@@ -11,7 +11,7 @@ import { write834 } from '../edi-834/edi-834.writer.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
-import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type MemberView, type WrittenCoverage } from './edi-834-members.js'
+import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type CarrierMemberView, type WrittenCoverage } from './edi-834-members.js'
 import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
@@ -178,7 +178,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       productLines ? { ...family, spans: family.spans.filter((span) => productLines.includes(span.product_line)) } : family
 
     const written: WrittenCoverage[] = []
-    const views: MemberView[] = []
+    const views: CarrierMemberView[] = []
     const followUps: LoadedFamily[] = []
     const writes = new BackgroundWrites()
     /** Records (and forgets) what was written so far: a full file's 200,000 coverages are never all held. */
@@ -246,7 +246,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       const told = await toldViews(tx, cp.id, subscriberIds)
       // A change file is small: composed whole, so its totals are known before it is written.
       const composed: Edi834Member[] = []
-      for (const family of await loadFamilies(tx, window, subscriberIds, { today })) {
+      for (const family of await loadFamilies(tx, window, subscriberIds, { today, allEvents: true })) {
         const latest = latestOf.get(family.subscriber.id)!
         const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
         composed.push(...keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family))

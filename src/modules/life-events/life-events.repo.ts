@@ -71,4 +71,3 @@ export async function electionsOf(db: Executor, eventIds: readonly string[]): Pr
     .execute()
   return { elections, coverages }
 }
-

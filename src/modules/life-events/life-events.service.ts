@@ -90,8 +90,11 @@ export function createLifeEventsService({
   return {
     /**
      * Validates everything first (the coverage period must be of the subscriber's group; plans of
-     * that period fitting their key; covered members of the family), then writes the event, its
-     * elections, coverages and an audit event in one transaction.
+     * that period fitting their key; covered members of the family; coverage within the period; a
+     * birth's newborn), then, in one transaction with the family locked: writes the event, its
+     * elections and coverages, applies it to the family's coverage timeline (refusing a change
+     * beyond the carrier's retroactive limit), records an audit event and the member transactions
+     * for the coverage periods whose carrier it changes something for.
      */
     async createLifeEvent(actor: Actor, subscriberId: string, input: LifeEventInput): Promise<LifeEventView> {
       const subscriber = await requireSubscriber(actor, subscriberId)

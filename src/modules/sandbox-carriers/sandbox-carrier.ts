@@ -62,7 +62,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
   }
 
   /** The carrier's records: the platform's families as the carrier holds them. */
-  function carrierRecords(
+  function recordsHeld(
     families: readonly LoadedFamily[],
     differences: ReadonlyMap<string, ReadonlySet<string>>,
     cp: { id: string; coverage_start_date: string; coverage_end_date: string | null; carrier_group_number: string | null },
@@ -112,7 +112,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
     const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()
     const differences = new Map<string, Set<string>>()
     for (const row of rows) differences.set(row.member_id, (differences.get(row.member_id) ?? new Set()).add(row.parameter))
-    const members = carrierRecords(families, differences, cp, await plansOfPeriod(db, cp.id))
+    const members = recordsHeld(families, differences, cp, await plansOfPeriod(db, cp.id))
     const today = new Date().toISOString().slice(0, 10)
     const actor = systemActor(cp.account_id)
     if (carrier.distribution_format === 'edi') {
