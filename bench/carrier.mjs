@@ -575,6 +575,26 @@ function buildCensus(families, planIds) {
   return { json: JSON.stringify({ census_request: { subscribers } }), expected }
 }
 
+/** Waits until the full delivery's carrier.delivery_sent job has succeeded (not measured). */
+async function waitForSettledFullFile(deliveryId) {
+  const client = new pg.Client({ connectionString: DATABASE_URL })
+  await client.connect()
+  try {
+    const deadline = performance.now() + TIMEOUT_SECONDS * 1000
+    for (;;) {
+      const { rows } = await client.query(
+        `select count(*)::int as n from jobs where name = 'carrier.delivery_sent' and payload->>'file_delivery_id' = $1 and status = 'succeeded'`,
+        [deliveryId],
+      )
+      if (rows[0].n > 0) return
+      if (performance.now() > deadline) throw new Error(`The full file ${deliveryId} was not settled within ${TIMEOUT_SECONDS} s`)
+      await delay(POLL_MS)
+    }
+  } finally {
+    await client.end()
+  }
+}
+
 async function measureCensus(service, ids, operatorKey, census) {
   const rss = rssSampler(service.child.pid)
   const cpuBefore = cpuSnapshot(service.child.pid)
@@ -986,6 +1006,10 @@ async function main() {
     const plan = planChanges(families, { today: new Date().toISOString().slice(0, 10) })
     families.length = 0 // the bench process needs only the body and the plan from here on
     await delay(1_000) // let the service settle after the file
+    // What follows the sent file (carrier.delivery_sent: the carrier's views, transmissions and the
+    // families' installation transactions) finishes before the census is measured and before this
+    // service stops: part 3's change file waits for the views it takes.
+    await waitForSettledFullFile(file.deliveryId)
     const reconciliation = await measureCensus(service, ids, accounts.operatorKey, census)
     console.log(`  answered ${reconciliation.status} in ${reconciliation.seconds.toFixed(2)} s; ${reconciliation.matchedExpected}/${reconciliation.expectedErrors} expected errors found, ${reconciliation.unexpectedCount} unexpected; server RSS ${reconciliation.rssBeforeMb} -> peak ${reconciliation.rssPeakMb} MB`)
     if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)

@@ -106,7 +106,7 @@ function address(value: Record<string, string | null> | null): Edi834Address | n
 }
 
 /** What a member loop says about the person, digested by the loader (family-loader.ts). */
-export const memberDigest = (member: LoadedMember): string => member.digest
+export const memberDigest = (member: LoadedMember): string => member.digest ?? ''
 
 /**
  * The plan of a record, and the member's PCP for it. A record the carrier holds may name a plan

@@ -37,8 +37,8 @@ export interface LoadedMember {
   employment_details: Record<string, string | number | null> | null
   /** The subscriber's employment classification, if any. */
   classification: { type: string; code: string; description: string } | null
-  /** A digest of what the member's loop says about the person (see the query). */
-  digest: string
+  /** A digest of what the member's loop says about the person (see the query); null unless loaded withDigests. */
+  digest: string | null
 }
 
 /** A plan as the 834 names it. */
@@ -154,13 +154,14 @@ export function referenceDate(window: LoadWindow, today: string): string {
 
 /**
  * The families of these subscribers, in the order given. `coverages` (what a census compares) only
- * with `withCoverages`: files do not need them; every life event of the family with `allEvents`.
+ * with `withCoverages`: files do not need them; every life event of the family with `allEvents`;
+ * member digests (what files compare) unless `withDigests` is false.
  */
 export async function loadFamilies(
   db: Executor,
   window: LoadWindow,
   subscriberIds: readonly string[],
-  options: { today?: string; withCoverages?: boolean; allEvents?: boolean } = {},
+  options: { today?: string; withCoverages?: boolean; allEvents?: boolean; withDigests?: boolean } = {},
 ): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
@@ -176,11 +177,11 @@ export async function loadFamilies(
            -- its own data (the SSN as its keyed hash), and for every member the subscriber's
            -- identifier it carries in REF*0F; for the subscriber its addresses, employment and class.
            -- The carrier's own member id (REF*23) is the carrier's to know: left out.
-           md5(json_build_array(
+           CASE WHEN ${options.withDigests !== false} THEN md5(json_build_array(
              m.first_name, m.middle_name, m.last_name, m.birth_date, m.gender, m.ssn_hash, m.marital_status, m.tobacco_use, m.handicapped,
              m.subscriber_relationship, m.phone_numbers -> 0 -> 'contact', m.emails -> 0 -> 'contact', coalesce(sub.external_identifier, m.external_identifier),
              CASE WHEN m.kind = 'subscriber' THEN json_build_array(m.residential_address, m.mailing_address, m.employment_details, ec.type,
-               coalesce(ec.carrier_identifier, ec.external_identifier)) END)::text) AS digest
+               coalesce(ec.carrier_identifier, ec.external_identifier)) END)::text) END AS digest
       FROM members m
       LEFT JOIN members sub ON sub.id = m.subscriber_id
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
@@ -315,7 +316,7 @@ export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise
   const loadNext = async (): Promise<void> => {
     while (nextPage < pages.length) {
       const index = nextPage++
-      loaded[index] = await loadFamilies(db, window, pages[index]!, { withCoverages: true })
+      loaded[index] = await loadFamilies(db, window, pages[index]!, { withCoverages: true, withDigests: false })
     }
   }
   await Promise.all([loadNext(), loadNext()])

@@ -23,6 +23,8 @@ const YIELD_EVERY = 20
 const MAX_OUTSTANDING_WRITES = 2
 /** Coverage transmissions per insert. */
 const TRANSMISSION_BATCH = 2000
+/** Carrier views per insert: a few hundred keep the JSON of a batch small while it waits. */
+const VIEW_BATCH = 500
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
 
@@ -194,13 +196,15 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
                         ${batch.map((w) => w.maintenance)}::text[], ${batch.map((w) => w.startDate)}::date[], ${batch.map((w) => w.endDate)}::date[]) AS t`.execute(tx))
       }
       while (views.length > 0) {
-        const batch = views.splice(0, TRANSMISSION_BATCH)
+        const batch = views.splice(0, VIEW_BATCH)
         // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
+        // One JSON document per batch: serialised once here and parsed by PostgreSQL, where arrays
+        // of text would be escaped element by element by the driver.
+        const rows = JSON.stringify(batch.map((v) => ({ m: v.memberId, s: v.subscriberId, r: v.records, d: v.digest })))
         await writes.add(sql`
           INSERT INTO carrier_view_updates (file_delivery_id, member_id, subscriber_id, records, member_digest)
-          SELECT ${delivery.id}, t.member_id, t.subscriber_id, t.records, t.digest
-            FROM unnest(${batch.map((v) => v.memberId)}::uuid[], ${batch.map((v) => v.subscriberId)}::uuid[], ${batch.map((v) => JSON.stringify(v.records))}::text[],
-                        ${batch.map((v) => v.digest)}::text[]) AS t(member_id, subscriber_id, records, digest)`.execute(tx))
+          SELECT ${delivery.id}, t.m, t.s, t.r::text, t.d
+            FROM json_to_recordset(${rows}::json) AS t(m uuid, s uuid, r json, d text)`.execute(tx))
       }
     }
     const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
@@ -224,7 +228,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       members = (async function* () {
         for await (const family of allFamilies(tx, window)) {
           yield* keep(fullFileMembers(sendable(family), context), family)
-          if (written.length + views.length >= TRANSMISSION_BATCH) await recordWritten()
+          if (written.length >= TRANSMISSION_BATCH || views.length >= VIEW_BATCH) await recordWritten()
         }
       })()
     } else {
