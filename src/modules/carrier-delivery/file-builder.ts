@@ -24,7 +24,7 @@ const MAX_OUTSTANDING_WRITES = 2
 /** Coverage transmissions per insert. */
 const TRANSMISSION_BATCH = 2000
 /** Carrier views per insert: a few hundred keep the JSON of a batch small while it waits. */
-const VIEW_BATCH = 500
+const VIEW_BATCH = 1000
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
 
