@@ -256,9 +256,12 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
   if (everyone.every(({ records }) => records.length === 0)) return { members, views, written, needsFollowUp }
   for (const { member, records } of everyone) {
     if (records.length === 0 && member.kind === 'dependent') continue
-    const told = fullFileRecords(records, effectiveDate)
+    // Most members hold one coverage per line with one level: then the file tells exactly their
+    // records (records are sorted by line, so a repeated line sits next to itself).
+    const simple = records.every((record, i) => record.terms.length === 1 && (i === 0 || records[i - 1]!.line !== record.line))
+    const told = simple ? records : fullFileRecords(records, effectiveDate)
     // Told everything unless a record was left out or one changes level or amount later on.
-    if (told.length !== records.length || records.some((record) => record.terms.length > 1)) needsFollowUp = true
+    if (!simple && (told.length !== records.length || records.some((record) => record.terms.length > 1))) needsFollowUp = true
     const cobra = told.find((record) => record.status === 'cobra')
     // Its coverage transmissions are recorded from its views once it is sent (delivery-sent.ts).
     const coverages = told.map((record) => coverageLoop(family, context, member.id, { kind: 'addition', record }))

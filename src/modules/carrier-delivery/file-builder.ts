@@ -12,7 +12,7 @@ import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type CarrierMemberView, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadWindow } from './family-loader.js'
+import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
 /** Families read per page; a page's members are written before the next is read. */
@@ -106,10 +106,10 @@ export async function nextControlNumber(tx: Tx, carrierName: string): Promise<nu
 }
 
 /** Families of a full file, page by page, in id order. */
-async function* allFamilies(tx: Tx, window: LoadWindow): AsyncGenerator<LoadedFamily> {
+async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<string, LoadedPlan>): AsyncGenerator<LoadedFamily> {
   const loadPage = async (after: string | null) => {
     const ids = await enrolledSubscriberPage(tx, window.coveragePeriodId, after, FAMILY_PAGE)
-    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, window, ids) }
+    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, window, ids, { plans }) }
   }
   // The next page is asked for before this one is written: the database reads it while this
   // process composes and writes, so the two cores work at once instead of taking turns.
@@ -226,7 +226,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         return
       }
       members = (async function* () {
-        for await (const family of allFamilies(tx, window)) {
+        for await (const family of allFamilies(tx, window, context.plans)) {
           yield* keep(fullFileMembers(sendable(family), context), family)
           if (written.length >= TRANSMISSION_BATCH || views.length >= VIEW_BATCH) await recordWritten()
         }
@@ -250,7 +250,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       const told = await toldViews(tx, cp.id, subscriberIds)
       // A change file is small: composed whole, so its totals are known before it is written.
       const composed: Edi834Member[] = []
-      for (const family of await loadFamilies(tx, window, subscriberIds, { today, allEvents: true })) {
+      for (const family of await loadFamilies(tx, window, subscriberIds, { today, allEvents: true, plans: context.plans })) {
         const latest = latestOf.get(family.subscriber.id)!
         const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
         composed.push(...keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family))
