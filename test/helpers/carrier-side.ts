@@ -25,16 +25,12 @@ const ok = (res: { statusCode: number; body: string }, status = 201) => {
 /** Valid SSNs (area 1xx, group and serial non-zero), distinct per family and member. */
 const ssnOf = (family: number, member: number) => `1${String(family).padStart(2, '0')}${String(member + 1).padStart(2, '0')}${String(1000 + family).slice(-4)}`
 
-/**
- * Steps 1 to 7 through the API for `families` families (each a subscriber with a spouse and a
- * child on one PPO plan), so SSNs are sealed and everything is as a client would leave it.
- */
-export async function installThroughApi(t: TestApp, partner: Credential, carrierName: string, families = 3): Promise<ApiInstallation> {
-  const tag = Math.random().toString(36).slice(2, 8)
+/** Step 1 through the API: a group installment with the carrier, its group and primary location. */
+export async function createInstallment(t: TestApp, partner: Credential, carrierName: string, externalIdentifier: string) {
   const installment = ok(
     await call(t.app, partner, 'POST', '/group_installments', {
       group: {
-        external_identifier: `acme-${tag}`,
+        external_identifier: externalIdentifier,
         insurance_market: 'small_group',
         employer: { organization_name: 'Acme Widgets Inc.', fein: '123456789', employer_type: 'corporation', census: { employees: 10, full_time_equivalent_employees: 10, eligible_employees: 10 } },
         group_setup: { carrier_name: carrierName },
@@ -49,8 +45,16 @@ export async function installThroughApi(t: TestApp, partner: Credential, carrier
       },
     }),
   ).group_installment
-  const groupId = installment.group.id as string
-  const locationId = installment.group.locations[0].id as string
+  return { installmentId: installment.id as string, groupId: installment.group.id as string, locationId: installment.group.locations[0].id as string }
+}
+
+/**
+ * Steps 1 to 7 through the API for `families` families (each a subscriber with a spouse and a
+ * child on one PPO plan), so SSNs are sealed and everything is as a client would leave it.
+ */
+export async function installThroughApi(t: TestApp, partner: Credential, carrierName: string, families = 3): Promise<ApiInstallation> {
+  const tag = Math.random().toString(36).slice(2, 8)
+  const { installmentId, groupId, locationId } = await createInstallment(t, partner, carrierName, `acme-${tag}`)
   const cp = ok(
     await call(t.app, partner, 'POST', `/groups/${groupId}/coverage_periods`, {
       coverage_period: { external_identifier: 'plan-year-2027', coverage_start_date: '2027-01-01', coverage_end_date: '2027-12-31', employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' } },
@@ -102,7 +106,7 @@ export async function installThroughApi(t: TestApp, partner: Credential, carrier
   }
   const workOrder = ok(await call(t.app, partner, 'POST', `/coverage_periods/${cp.id}/complete_setup`)).work_order
   return {
-    installmentId: installment.id,
+    installmentId,
     groupId,
     coveragePeriodId: cp.id,
     planId: plan.id,

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { expect } from 'vitest'
 import type { Workers } from '../../src/main/workers.js'
 import { Edi834Roster } from '../../src/modules/edi-834/edi-834.roster.js'
-import { settle } from './carrier-side.js'
+import { createInstallment, settle } from './carrier-side.js'
 import { expectValid834 } from './edi-834-assertions.js'
 import { call, type Credential, type TestApp } from './test-app.js'
 
@@ -117,26 +117,7 @@ export async function installGroup(t: TestApp, workers: Workers, partner: Creden
   const tag = Math.random().toString(36).slice(2, 8)
   const carrier = spec.carrier ?? 'aetna'
   const period = spec.period ?? { start: '2027-01-01', end: '2027-12-31' }
-  const installment = ok(
-    await call(t.app, partner, 'POST', '/group_installments', {
-      group: {
-        external_identifier: `grp-${tag}`,
-        insurance_market: 'small_group',
-        employer: { organization_name: 'Acme Widgets Inc.', fein: '123456789', employer_type: 'corporation', census: { employees: 10, full_time_equivalent_employees: 10, eligible_employees: 10 } },
-        group_setup: { carrier_name: carrier },
-        primary_location: {
-          external_identifier: 'hq',
-          type: 'physical',
-          employer_address: { address_line_1: '100 Main St', city: 'Springfield', state: 'IL', zip: '62701', fips_county_code: '17167' },
-        },
-        producers_of_record: [
-          { first_name: 'Pat', last_name: 'Broker', national_producer_number: '1234567', email: 'pat@example.com', signature_date: '2026-10-15', commission_split: 100, writing_producer: true, agency: null },
-        ],
-      },
-    }),
-  ).group_installment
-  const groupId = installment.group.id as string
-  const locationId = installment.group.locations[0].id as string
+  const { groupId, locationId } = await createInstallment(t, partner, carrier, `grp-${tag}`)
   const cp = ok(
     await call(t.app, partner, 'POST', `/groups/${groupId}/coverage_periods`, {
       coverage_period: {

@@ -72,7 +72,9 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
       ...DELIVER_TRANSACTIONS_JOB,
       handle: async (payload) => {
         await db.transaction().execute(async (tx) => {
-          const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', payload.coverage_period_id).executeTakeFirst()
+          // The coverage period's row is the gathering's lock: two gatherings of one period (two
+          // jobs due at once) run one after the other, and the second sees the first's delivery.
+          const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', payload.coverage_period_id).forUpdate().executeTakeFirst()
           const carrier = cp && carriers.find(cp.carrier_name)
           if (!cp || !carrier || carrier.distribution_format === 'manual') return
           await gatherPendingTransactions(tx, cp, carrier.distribution_format, new Date())
