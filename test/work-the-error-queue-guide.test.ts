@@ -58,7 +58,23 @@ describe('the README guide "Work the error queue"', () => {
       rewrite: (argument) => argument.replace('127.0.0.1:4000', `127.0.0.1:${port}`),
       async beforeCurl(source) {
         // Reading the deliveries: by then the receiver has had the events of the commands above.
-        if (source.includes('/deliveries')) await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every(seen) ? true : undefined), 15_000, 'the three events at the receiver')
+        if (source.includes('/deliveries')) {
+          await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every(seen) ? true : undefined), 15_000, 'the three events at the receiver')
+          // The receiver prints before its answer reaches the worker: wait for the worker to record it.
+          await waitFor(
+            async () => {
+              const statuses = await t.db
+                .selectFrom('watcher_deliveries as d')
+                .innerJoin('watchers as w', 'w.id', 'd.watcher_id')
+                .select('d.status')
+                .where('w.account_id', '=', partner.accountId)
+                .execute()
+              return statuses.length >= 4 && statuses.every((d) => d.status === 'succeeded') ? true : undefined
+            },
+            15_000,
+            'the deliveries to be recorded as succeeded',
+          )
+        }
       },
       async run(argv, { env, background, source }) {
         if (argv.join(' ') === 'node receiver.mjs' && background) {
