@@ -1,4 +1,5 @@
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import type { ProductLine } from '../plans/plans.schema.js'
 import { ELECTION_KEYS, INSTALLATION_EVENTS, type ElectionInput, type ElectionKey, type LifeEventInput } from './life-events.schema.js'
 
@@ -58,9 +59,6 @@ export interface LifeEventContext {
 
 const at = (path: string) => `/qualifying_life_event/${path}`
 
-const DAY_MS = 86_400_000
-const dayBefore = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10)
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
 
 /** A birth is reported within this many days after the child was born; later, it is newly_eligible. */
 export const BIRTH_REPORTING_DAYS = 30
@@ -72,7 +70,7 @@ export const BIRTH_REPORTING_DAYS = 30
 function birthProblem(input: LifeEventInput, context: LifeEventContext): FieldProblem | undefined {
   const covered = ELECTION_KEYS.flatMap((key) => input.plan_elections[key]?.coverages ?? []).map((coverage) => coverage.member_id)
   const births = [...new Set(covered)].map((id) => context.birthDates.get(id)).filter((date): date is string => date !== undefined)
-  if (births.some((born) => born <= input.date && daysBetween(born, input.date) <= BIRTH_REPORTING_DAYS)) return undefined
+  if (births.some((born) => born <= input.date && input.date <= addDays(born, BIRTH_REPORTING_DAYS))) return undefined
   return {
     pointer: at('date'),
     detail:
@@ -132,7 +130,7 @@ function electionProblems(key: ElectionKey, election: ElectionInput, context: Li
     else problems.push({ pointer: `${pointer}/member_id`, detail: `repeats the member of ${at(`${base}/coverages/${first}`)}`, code: 'duplicate_in_request' })
     // An end before the start is Ideon's "never effective" (end = start - 1): it cancels a
     // coverage that never took effect, so only a start more than a day after the end is refused.
-    if (coverage.end_date !== undefined && coverage.end_date < dayBefore(coverage.start_date)) {
+    if (coverage.end_date !== undefined && coverage.end_date < addDays(coverage.start_date, -1)) {
       problems.push({
         pointer: `${pointer}/end_date`,
         detail: 'must be on or after start_date, or the day before it to cancel a coverage that never took effect',
