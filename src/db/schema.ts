@@ -272,14 +272,15 @@ export interface CoverageSpansTable {
   voided_by_event_id: string | null
 }
 
-/** What a built delivery tells the carrier about a member, moved into carrier_views once it is sent. */
-export interface CarrierViewUpdatesTable {
+/**
+ * What a built delivery tells the carrier, up to a thousand members per row, moved into
+ * carrier_views once it is sent (migrations/0009_carrier_view_batches.sql).
+ */
+export interface CarrierViewBatchesTable {
   file_delivery_id: string
-  member_id: string
-  subscriber_id: string
-  /** JSON text of CarrierRecord[]. */
-  records: string
-  member_digest: string
+  seq: number
+  /** JSON text: an array of StagedView (carrier-delivery/carrier-view-staging.ts). */
+  views: string
 }
 
 /** What the service last told a carrier connection about a member (carrier-delivery/carrier-view.ts). */
@@ -599,7 +600,7 @@ export interface Database {
   coverages: CoveragesTable
   coverage_spans: CoverageSpansTable
   carrier_views: CarrierViewsTable
-  carrier_view_updates: CarrierViewUpdatesTable
+  carrier_view_batches: CarrierViewBatchesTable
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable
   errors: ErrorsTable

@@ -67,7 +67,7 @@ export async function gatherPendingTransactions(tx: Tx, cp: DeliveryTarget, chan
   const onItsWay = await sql<{ id: string }>`
     SELECT d.id FROM file_deliveries d
      WHERE d.coverage_period_id = ${cp.id}
-       AND (d.status = 'pending' OR (d.status = 'sent' AND EXISTS (SELECT 1 FROM carrier_view_updates u WHERE u.file_delivery_id = d.id)))
+       AND (d.status = 'pending' OR (d.status = 'sent' AND EXISTS (SELECT 1 FROM carrier_view_batches b WHERE b.file_delivery_id = d.id)))
      LIMIT 1`.execute(tx)
   if (onItsWay.rows.length > 0) return null
   const pending = await tx

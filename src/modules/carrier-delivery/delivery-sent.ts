@@ -4,14 +4,15 @@ import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import { SANDBOX_CARRIER_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
+import { dropStagedViews, hasStagedViews, stagedViewRows } from './carrier-view-staging.js'
 
 /**
  * The carrier now holds what the delivery told it: its views replace the stored ones (a full file
  * replaces them all). Done once: the delivery's updates are removed as they are taken.
  */
 async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<void> {
-  const any = await tx.selectFrom('carrier_view_updates').select('member_id').where('file_delivery_id', '=', delivery.id).limit(1).executeTakeFirst()
-  if (!any) return
+  if (!(await hasStagedViews(tx, delivery.id))) return
+  const staged = stagedViewRows(delivery.id)
   if (delivery.kind === 'full') {
     await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', delivery.coverage_period_id).execute()
     // A full file's coverage transmissions, in one statement from what it told (its 200,000
@@ -21,18 +22,17 @@ async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'c
         (id, account_id, coverage_period_id, member_id, plan_id, file_delivery_id, transaction_id, maintenance, start_date, end_date, created_at)
       SELECT gen_random_uuid(), d.account_id, d.coverage_period_id, u.member_id, (r->>'planId')::uuid, d.id, NULL, 'addition',
              (r->>'startDate')::date, (r->>'endDate')::date, now()
-        FROM carrier_view_updates u
-        JOIN file_deliveries d ON d.id = u.file_delivery_id
-        CROSS JOIN LATERAL jsonb_array_elements(u.records::jsonb) r
-       WHERE u.file_delivery_id = ${delivery.id}`.execute(tx)
+        FROM (${staged}) u
+        JOIN file_deliveries d ON d.id = ${delivery.id}
+        CROSS JOIN LATERAL json_array_elements(u.records::json) r`.execute(tx)
   }
   await sql`
     INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
-    SELECT ${delivery.coverage_period_id}, u.member_id, u.subscriber_id, u.records, u.member_digest, u.file_delivery_id, now()
-      FROM carrier_view_updates u WHERE u.file_delivery_id = ${delivery.id}
+    SELECT ${delivery.coverage_period_id}, u.member_id, u.subscriber_id, u.records, u.member_digest, ${delivery.id}, now()
+      FROM (${staged}) u
     ON CONFLICT (coverage_period_id, member_id) DO UPDATE
       SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at`.execute(tx)
-  await tx.deleteFrom('carrier_view_updates').where('file_delivery_id', '=', delivery.id).execute()
+  await dropStagedViews(tx, delivery.id)
 }
 
 /**

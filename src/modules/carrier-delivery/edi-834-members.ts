@@ -15,8 +15,10 @@ import {
   recordsDifference,
   isPlanChange,
   nothingOpen,
+  recordWithTerms,
   termOn,
   type CarrierRecord,
+  type CarrierTerm,
   type CoverageChange,
 } from './carrier-view.js'
 import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from './family-loader.js'
@@ -122,49 +124,31 @@ function planOf(family: LoadedFamily, context: ComposeContext, memberId: string,
 function coverageLoop(family: LoadedFamily, context: ComposeContext, memberId: string, change: CoverageChange): Edi834Coverage {
   const { plan, pcp } = planOf(family, context, memberId, change.record)
   const record = change.record
-  const base = {
+  // One literal per case, not `{ ...base, ... }`: see carrier-view.ts on spreads in hot paths.
+  const loop = (maintenance: Edi834Coverage['maintenance'], term: CarrierTerm, endDate: string | null, maintenanceEffectiveDate: string | null, withPcp: boolean): Edi834Coverage => ({
+    maintenance,
     productLine: plan.product_line,
     productType: plan.product_type,
     planDescription: plan.plan_description,
     planExternalIdentifier: plan.plan_external_identifier,
+    coverageLevel: term.coverageLevel,
+    volume: term.volume,
     startDate: record.startDate,
-    primaryCareProvider: pcp,
-  }
+    endDate,
+    maintenanceEffectiveDate,
+    primaryCareProvider: withPcp ? pcp : null,
+  })
   switch (change.kind) {
-    case 'addition': {
-      const term = record.terms[0]!
-      return { ...base, maintenance: 'addition', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null }
-    }
-    case 'termination': {
-      const term = termOn(record, record.endDate!)
-      return { ...base, maintenance: 'termination', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null, primaryCareProvider: null }
-    }
-    case 'cancellation': {
-      const term = record.terms[0]!
-      return {
-        ...base,
-        maintenance: 'termination',
-        coverageLevel: term.coverageLevel,
-        volume: term.volume,
-        endDate: addDays(record.startDate, -1),
-        maintenanceEffectiveDate: null,
-        primaryCareProvider: null,
-      }
-    }
-    case 'reinstatement': {
-      const term = record.terms.at(-1)!
-      return { ...base, maintenance: 'reinstatement', coverageLevel: term.coverageLevel, volume: term.volume, endDate: record.endDate, maintenanceEffectiveDate: null }
-    }
+    case 'addition':
+      return loop('addition', record.terms[0]!, record.endDate, null, true)
+    case 'termination':
+      return loop('termination', termOn(record, record.endDate!), record.endDate, null, false)
+    case 'cancellation':
+      return loop('termination', record.terms[0]!, addDays(record.startDate, -1), null, false)
+    case 'reinstatement':
+      return loop('reinstatement', record.terms.at(-1)!, record.endDate, null, true)
     case 'change':
-      return {
-        ...base,
-        maintenance: 'change',
-        coverageLevel: change.term.coverageLevel,
-        volume: change.term.volume,
-        endDate: null,
-        maintenanceEffectiveDate: change.term.from,
-        primaryCareProvider: null,
-      }
+      return loop('change', change.term, null, change.term.from, false)
   }
 }
 
@@ -425,7 +409,10 @@ export function membersInForce(family: LoadedFamily, context: ComposeContext, da
   for (const member of [family.subscriber, ...family.dependents]) {
     const records = recordsOf(family, member, context.window).filter((record) => record.startDate <= date && (record.endDate === null || record.endDate >= date))
     if (records.length === 0 && member.kind === 'dependent') continue
-    const held = records.map((record) => ({ ...record, terms: [{ ...termOn(record, date), from: record.startDate }] }))
+    const held = records.map((record) => {
+      const term = termOn(record, date)
+      return recordWithTerms(record, [{ from: record.startDate, coverageLevel: term.coverageLevel, volume: term.volume }])
+    })
     const cobra = held.find((record) => record.status === 'cobra')
     members.push(
       memberLoop(
@@ -443,7 +430,7 @@ export function membersInForce(family: LoadedFamily, context: ComposeContext, da
           cobraStartDate: cobra?.startDate ?? null,
           event: null,
         },
-        held.map((record) => ({ ...coverageLoop(family, context, member.id, { kind: 'addition', record }), maintenance: 'audit' as const })),
+        held.map((record) => Object.assign(coverageLoop(family, context, member.id, { kind: 'addition', record }), { maintenance: 'audit' as const })),
       ),
     )
   }

@@ -229,10 +229,22 @@ export async function loadFamilies(
   const subscriberOf = new Map(members.rows.map((member) => [member.id, member.subscriber_id ?? member.id]))
   for (const row of spans.rows) {
     const pcp = pcpOf.get(`${row.member_id}:${row.plan_id}`)
+    const plan = plans.get(row.plan_id)!
+    // Field by field, not `{ ...row, ...plan }`: see carrier-view.ts on spreads in hot paths.
     families.get(subscriberOf.get(row.member_id)!)?.spans.push({
-      ...row,
-      ...plans.get(row.plan_id)!,
+      member_id: row.member_id,
+      line: row.line,
+      plan_id: row.plan_id,
+      plan_external_identifier: plan.plan_external_identifier,
+      plan_description: plan.plan_description,
+      product_line: plan.product_line,
+      product_type: plan.product_type,
+      start_date: row.start_date,
+      end_date: row.end_date,
+      status: row.status,
       volume: row.volume === null ? null : Number(row.volume),
+      coverage_level: row.coverage_level,
+      qualifying_life_event_id: row.qualifying_life_event_id,
       pcp: pcp ? { npi: pcp.npi, first_name: pcp.first_name, last_name: pcp.last_name, organization_name: pcp.organization_name } : null,
     })
   }
@@ -272,9 +284,10 @@ export function spansOf(family: LoadedFamily, memberId: string): (SpanLike & { s
  */
 function coveragesOn(family: LoadedFamily, window: LoadWindow, date: string): LoadedCoverage[] {
   const coverages: LoadedCoverage[] = []
+  const openEnded = { startDate: window.startDate, endDate: null }
   for (const member of [family.subscriber, ...family.dependents]) {
     const spans = spansOf(family, member.id)
-    for (const record of carrierRecords(spans, { ...window, endDate: null }, member.kind === 'subscriber')) {
+    for (const record of carrierRecords(spans, openEnded, member.kind === 'subscriber')) {
       if (!inForceOn(record, date)) continue
       const plan = spans.find((s) => s.planId === record.planId)!.span
       coverages.push({

@@ -11,6 +11,7 @@ import { write834 } from '../edi-834/edi-834.writer.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
+import { stageViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type CarrierMemberView, type WrittenCoverage } from './edi-834-members.js'
 import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
@@ -23,7 +24,7 @@ const YIELD_EVERY = 20
 const MAX_OUTSTANDING_WRITES = 2
 /** Coverage transmissions per insert. */
 const TRANSMISSION_BATCH = 2000
-/** Carrier views per insert: a few hundred keep the JSON of a batch small while it waits. */
+/** Carrier views per staged document (carrier-view-staging.ts): about half a megabyte of JSON each. */
 const VIEW_BATCH = 1000
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
@@ -177,11 +178,14 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     // plans: those reach the carrier outside the file, so they are neither written nor recorded.
     const productLines = delivery.channel === 'edi' ? PRODUCT_LINES_ON_834 : null
     const sendable = (family: LoadedFamily): LoadedFamily =>
-      productLines ? { ...family, spans: family.spans.filter((span) => productLines.includes(span.product_line)) } : family
+      productLines
+        ? { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => productLines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent }
+        : family
 
     const written: WrittenCoverage[] = []
     const views: CarrierMemberView[] = []
     const followUps: LoadedFamily[] = []
+    let viewBatches = 0
     const writes = new BackgroundWrites()
     /** Records (and forgets) what was written so far: a full file's 200,000 coverages are never all held. */
     const recordWritten = async () => {
@@ -196,15 +200,8 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
                         ${batch.map((w) => w.maintenance)}::text[], ${batch.map((w) => w.startDate)}::date[], ${batch.map((w) => w.endDate)}::date[]) AS t`.execute(tx))
       }
       while (views.length > 0) {
-        const batch = views.splice(0, VIEW_BATCH)
         // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
-        // One JSON document per batch: serialised once here and parsed by PostgreSQL, where arrays
-        // of text would be escaped element by element by the driver.
-        const rows = JSON.stringify(batch.map((v) => ({ m: v.memberId, s: v.subscriberId, r: v.records, d: v.digest })))
-        await writes.add(sql`
-          INSERT INTO carrier_view_updates (file_delivery_id, member_id, subscriber_id, records, member_digest)
-          SELECT ${delivery.id}, t.m, t.s, t.r::text, t.d
-            FROM json_to_recordset(${rows}::json) AS t(m uuid, s uuid, r json, d text)`.execute(tx))
+        await writes.add(stageViews(tx, delivery.id, viewBatches++, views.splice(0, VIEW_BATCH)))
       }
     }
     const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {

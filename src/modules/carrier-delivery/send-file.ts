@@ -4,6 +4,7 @@ import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { DELIVERY_SENT_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import { CarrierConnectionError, type CarrierConnections } from './carrier-connections.js'
+import { dropStagedViews } from './carrier-view-staging.js'
 import { fileChunks } from './file-deliveries.repo.js'
 import { messageOf } from './transports/file-transport.js'
 
@@ -63,7 +64,7 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
       if (!final) return
       // Nothing of it reached the carrier: its changes go back to pending and travel in the next
       // change file (the carrier's view never took them), and changes held back behind it go too.
-      await tx.deleteFrom('carrier_view_updates').where('file_delivery_id', '=', delivery.id).execute()
+      await dropStagedViews(tx, delivery.id)
       if (delivery.kind === 'change') {
         await tx.updateTable('member_transactions').set({ file_delivery_id: null, updated_at: now }).where('file_delivery_id', '=', delivery.id).where('status', '=', 'pending').execute()
       }
