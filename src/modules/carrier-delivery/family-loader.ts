@@ -30,10 +30,13 @@ export interface LoadedMember {
   tobacco_use: boolean | null
   handicapped: boolean | null
   subscriber_relationship: string | null
+  /** The subscriber's; null for a dependent (files and censuses send the subscriber's only). */
   residential_address: Record<string, string | null> | null
+  /** The subscriber's; null for a dependent. */
   mailing_address: Record<string, string | null> | null
   emails: { contact: string; type: string }[]
   phone_numbers: { contact: string; type: string }[]
+  /** The subscriber's; null for a dependent. */
   employment_details: Record<string, string | number | null> | null
   /** The subscriber's employment classification, if any. */
   classification: { type: string; code: string; description: string } | null
@@ -113,7 +116,7 @@ export interface LoadWindow {
  * (coverage_period_id, subscriber_id) index of the spans; a full file leaves out the families
  * whose spans it cannot carry (fullFileMembers), as countEnrolled does.
  */
-export async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, afterId: string | null, limit: number): Promise<string[]> {
+async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, afterId: string | null, limit: number): Promise<string[]> {
   const rows = await sql<{ subscriber_id: string }>`
     SELECT DISTINCT subscriber_id FROM coverage_spans
      WHERE coverage_period_id = ${coveragePeriodId} AND voided_at IS NULL
@@ -166,11 +169,18 @@ export async function loadFamilies(
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
   const coveragePeriodId = window.coveragePeriodId
-  const members = await sql<LoadedMember>`
+  // The plan's names come from the period's plans, read once, not with each of 200,000 spans.
+  const plans = options.plans ?? (await plansOfPeriod(db, coveragePeriodId))
+  // The four queries go together: on the build's one connection they then run back to back, not
+  // each behind whatever the file writes in between (file-builder.ts reads ahead while it writes).
+  const membersQuery = sql<LoadedMember>`
     SELECT m.id, m.subscriber_id, m.kind, m.external_identifier, m.carrier_member_id, m.first_name, m.middle_name, m.last_name,
            to_char(m.birth_date, 'YYYY-MM-DD') AS birth_date, m.gender, m.ssn_ciphertext, m.ssn_key_id, m.ssn_hash, m.ssn_last_four,
-           m.marital_status, m.tobacco_use, m.handicapped, m.subscriber_relationship, m.residential_address, m.mailing_address,
-           m.emails, m.phone_numbers, m.employment_details,
+           m.marital_status, m.tobacco_use, m.handicapped, m.subscriber_relationship,
+           -- Addresses and employment are the subscriber's in a file and a census: not read for dependents.
+           CASE WHEN m.kind = 'subscriber' THEN m.residential_address END AS residential_address,
+           CASE WHEN m.kind = 'subscriber' THEN m.mailing_address END AS mailing_address,
+           m.emails, m.phone_numbers, CASE WHEN m.kind = 'subscriber' THEN m.employment_details END AS employment_details,
            CASE WHEN ec.id IS NULL THEN NULL ELSE json_build_object(
              'type', ec.type, 'code', coalesce(ec.carrier_identifier, ec.external_identifier), 'description', ec.description) END AS classification,
            -- What a member loop says about the person, digested here (cheaper than in this process):
@@ -187,23 +197,20 @@ export async function loadFamilies(
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
      WHERE m.id = ANY(${ids}::uuid[]) OR m.subscriber_id = ANY(${ids}::uuid[])
      ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`.execute(db)
-  const memberIds = members.rows.map((member) => member.id)
-  // The plan's names come from the period's plans, read once, not with each of 200,000 spans.
-  const plans = options.plans ?? (await plansOfPeriod(db, coveragePeriodId))
-  const spans = await sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
+  const spansQuery = sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
     SELECT s.member_id, s.line, s.plan_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
            s.status, s.volume, s.coverage_level, s.qualifying_life_event_id
       FROM coverage_spans s
      WHERE s.subscriber_id = ANY(${ids}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
      ORDER BY s.member_id, s.line, s.start_date`.execute(db)
-  const pcps = await sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
+  const pcpsQuery = sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
     SELECT DISTINCT ON (member_id, plan_id) member_id, plan_id, npi, first_name, last_name, organization_name
       FROM provider_selections
-     WHERE member_id = ANY(${memberIds}::uuid[])
+     WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${ids}::uuid[]) OR subscriber_id = ANY(${ids}::uuid[]))
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`.execute(db)
   // Every event of the family (a change file names its loops after them), or for a full file only
   // the latest on the coverage period (its eligibility date), straight off its index.
-  const events = await (options.allEvents
+  const eventsQuery = (options.allEvents
     ? sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
         SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
@@ -217,6 +224,7 @@ export async function loadFamilies(
          WHERE subscriber_id = ANY(${ids}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
          ORDER BY subscriber_id, created_at DESC, id DESC`
   ).execute(db)
+  const [members, spans, pcps, events] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery])
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
   const families = new Map<string, LoadedFamily>()
@@ -311,18 +319,23 @@ function coveragesOn(family: LoadedFamily, window: LoadWindow, date: string): Lo
 const ALL_IDS_PAGE = 10_000
 const ALL_FAMILIES_PAGE = 1000
 
+/** Every enrolled subscriber of the coverage period, in id order (50,000 ids are a few megabytes). */
+export async function enrolledSubscriberIds(db: Executor, coveragePeriodId: string): Promise<string[]> {
+  const ids: string[] = []
+  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
+    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ALL_IDS_PAGE)
+    if (page.length === 0) return ids
+    ids.push(...page)
+  }
+}
+
 /**
  * Every enrolled family of the coverage period, for work that needs them all at once (a census,
  * a sandbox carrier's records). Two pages at a time on two connections: the database reads one
  * while this process parses the other (on the embedded database they simply take turns).
  */
 export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise<LoadedFamily[]> {
-  const ids: string[] = []
-  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
-    const page = await enrolledSubscriberPage(db, window.coveragePeriodId, after, ALL_IDS_PAGE)
-    if (page.length === 0) break
-    ids.push(...page)
-  }
+  const ids = await enrolledSubscriberIds(db, window.coveragePeriodId)
   const pages: string[][] = []
   for (let start = 0; start < ids.length; start += ALL_FAMILIES_PAGE) pages.push(ids.slice(start, start + ALL_FAMILIES_PAGE))
   const loaded: LoadedFamily[][] = new Array(pages.length)

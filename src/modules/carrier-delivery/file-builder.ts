@@ -13,11 +13,13 @@ import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
 import { stageViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type CarrierMemberView, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberPage, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
+import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
-/** Families read per page; a page's members are written before the next is read. */
+/** Families read per page. */
 const FAMILY_PAGE = 150
+/** Pages read ahead of the one being written. */
+const READ_AHEAD = 2
 /** Families written between two turns of the event loop. */
 const YIELD_EVERY = 20
 /** Inserts issued but not yet finished, at most. */
@@ -108,21 +110,27 @@ export async function nextControlNumber(tx: Tx, carrierName: string): Promise<nu
 
 /** Families of a full file, page by page, in id order. */
 async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<string, LoadedPlan>): AsyncGenerator<LoadedFamily> {
-  const loadPage = async (after: string | null) => {
-    const ids = await enrolledSubscriberPage(tx, window.coveragePeriodId, after, FAMILY_PAGE)
-    return { ids, families: ids.length === 0 ? [] : await loadFamilies(tx, window, ids, { plans }) }
+  const ids = await enrolledSubscriberIds(tx, window.coveragePeriodId)
+  const pages: string[][] = []
+  for (let start = 0; start < ids.length; start += FAMILY_PAGE) pages.push(ids.slice(start, start + FAMILY_PAGE))
+  // Pages are asked for READ_AHEAD ahead of the one being written: the database reads them while
+  // this process composes and writes, so the two cores work at once instead of taking turns.
+  const loading: (Promise<LoadedFamily[]> | null)[] = []
+  const load = (page: string[]) => {
+    const families = loadFamilies(tx, window, page, { plans })
+    // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
+    families.catch(() => {})
+    loading.push(families)
   }
-  // The next page is asked for before this one is written: the database reads it while this
-  // process composes and writes, so the two cores work at once instead of taking turns.
-  let next = loadPage(null)
-  for (;;) {
-    const { ids, families } = await next
-    if (ids.length === 0) return
-    next = loadPage(ids[ids.length - 1]!)
+  for (const page of pages.slice(0, READ_AHEAD)) load(page)
+  for (let at = 0; at < pages.length; at++) {
+    const families = await loading[at]!
+    loading[at] = null
+    if (at + READ_AHEAD < pages.length) load(pages[at + READ_AHEAD]!)
     for (const [index, family] of families.entries()) {
       yield family
       // Writing a page runs on resolved promises only; without a turn of the event loop now and
-      // then, the answers to the next page's queries would wait until this page is written.
+      // then, the answers to the next pages' queries would wait until this page is written.
       if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
     }
   }

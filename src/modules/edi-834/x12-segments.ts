@@ -109,11 +109,19 @@ export function isValidD8(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
 }
 
+/** Dates already converted: a full file writes some 600,000 dates, of a few thousand values. */
+const d8OfIso = new Map<string, string>()
+const D8_CACHE_LIMIT = 50_000
+
 /** ISO `YYYY-MM-DD` → X12 `CCYYMMDD` (the D8 format). */
 export function toD8(isoDate: string): string {
+  const known = d8OfIso.get(isoDate)
+  if (known !== undefined) return known
   const match = ISO_DATE.exec(isoDate)
   const d8 = match ? `${match[1]}${match[2]}${match[3]}` : ''
   if (!isValidD8(d8)) throw new Edi834WriteError('bad_date', 'a date is not a valid YYYY-MM-DD calendar date')
+  if (d8OfIso.size >= D8_CACHE_LIMIT) d8OfIso.clear()
+  d8OfIso.set(isoDate, d8)
   return d8
 }
 
