@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
+import { Utf8Accumulator } from '../../lib/utf8-accumulator.js'
 import type { CarrierMemberView } from './edi-834-members.js'
 
 /**
@@ -9,22 +10,44 @@ import type { CarrierMemberView } from './edi-834-members.js'
  * file's 125,000 views are a few hundred rows to write while the file waits, not 125,000.
  */
 
-/** One member's view as staged: short keys, since a full file stages some 40 MB of them. */
-interface StagedView {
-  /** member id */
-  m: string
-  /** subscriber id */
-  s: string
-  /** CarrierRecord[] */
-  r: unknown
-  /** member digest */
-  d: string
-}
+/** Members per staged document: about half a megabyte of JSON. */
+const VIEWS_PER_DOCUMENT = 1000
 
-/** Stages views of a delivery as document `seq` (numbered from 0 by the caller). */
-export async function stageViews(db: Executor, deliveryId: string, seq: number, views: readonly CarrierMemberView[]): Promise<void> {
-  const staged: StagedView[] = views.map((v) => ({ m: v.memberId, s: v.subscriberId, r: v.records, d: v.digest }))
-  await db.insertInto('carrier_view_batches').values({ file_delivery_id: deliveryId, seq, views: JSON.stringify(staged) }).execute()
+/**
+ * Gathers views into documents as JSON text, one member at a time: each view is serialised as it
+ * comes and its objects die young, instead of a thousand members' records waiting in memory (and
+ * being promoted to the old generation, which is what made a full file's memory grow).
+ *
+ * A staged view has short keys (a full file stages some 40 MB of them): `m` member id, `s`
+ * subscriber id, `r` CarrierRecord[], `d` member digest.
+ */
+export class StagedViews {
+  private readonly json = new Utf8Accumulator(1024 * 1024)
+  private count = 0
+  private seq = 0
+
+  constructor(private readonly deliveryId: string) {}
+
+  add(view: CarrierMemberView): void {
+    this.json.append(this.count === 0 ? '[' : ',')
+    this.json.append(JSON.stringify({ m: view.memberId, s: view.subscriberId, r: view.records, d: view.digest }))
+    this.count++
+  }
+
+  /** Whether a document is ready to be written. */
+  get full(): boolean {
+    return this.count >= VIEWS_PER_DOCUMENT
+  }
+
+  /** Writes what was gathered as the next document (nothing if empty). */
+  async write(db: Executor): Promise<void> {
+    if (this.count === 0) return
+    this.json.append(']')
+    const views = this.json.text()
+    this.json.clear()
+    this.count = 0
+    await db.insertInto('carrier_view_batches').values({ file_delivery_id: this.deliveryId, seq: this.seq++, views }).execute()
+  }
 }
 
 /** Whether the delivery still has views the carrier's view has not taken. */

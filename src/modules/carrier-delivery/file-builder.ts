@@ -3,6 +3,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database, Db } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import { uuidv7 } from '../../lib/ids.js'
+import { Utf8Accumulator } from '../../lib/utf8-accumulator.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { PRODUCT_LINES_ON_834 } from '../edi-834/edi-834.codes.js'
@@ -11,8 +12,8 @@ import { write834 } from '../edi-834/edi-834.writer.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
-import { stageViews } from './carrier-view-staging.js'
-import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type CarrierMemberView, type WrittenCoverage } from './edi-834-members.js'
+import { StagedViews } from './carrier-view-staging.js'
+import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
 import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 
@@ -26,8 +27,6 @@ const YIELD_EVERY = 20
 const MAX_OUTSTANDING_WRITES = 2
 /** Coverage transmissions per insert. */
 const TRANSMISSION_BATCH = 2000
-/** Carrier views per staged document (carrier-view-staging.ts): about half a megabyte of JSON each. */
-const VIEW_BATCH = 1000
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
 
@@ -63,12 +62,10 @@ class BackgroundWrites {
 
 /**
  * Appends content to the delivery's chunks, sealed, counting and hashing the plain bytes as it
- * goes. Text is gathered as text and turned into bytes once per chunk: one buffer per chunk
- * instead of one per write keeps the memory waiting for the garbage collector small.
+ * goes. Text is copied as it comes into one reusable buffer (see Utf8Accumulator).
  */
 class ChunkWriter {
-  private pendingText = ''
-  private pendingBytes = 0
+  private readonly pending = new Utf8Accumulator(CHUNK_BYTES + 256 * 1024)
   private seq = 0
   readonly hash = createHash('sha256')
   bytes = 0
@@ -81,19 +78,18 @@ class ChunkWriter {
   ) {}
 
   async write(text: string): Promise<void> {
-    this.pendingText += text
-    this.pendingBytes += Buffer.byteLength(text, 'utf8')
-    if (this.pendingBytes >= CHUNK_BYTES) await this.flush()
+    this.pending.append(text)
+    if (this.pending.length >= CHUNK_BYTES) await this.flush()
   }
 
   async flush(): Promise<void> {
-    if (this.pendingBytes === 0) return
-    const plain = Buffer.from(this.pendingText, 'utf8')
-    this.pendingText = ''
-    this.pendingBytes = 0
+    if (this.pending.length === 0) return
+    const plain = this.pending.bytes()
     this.hash.update(plain)
     this.bytes += plain.length
+    // Sealing copies the bytes, so the buffer is free for the next chunk once this returns.
     const { data, keyId } = this.ssn.sealBytes(plain)
+    this.pending.clear()
     await this.writes.add(this.tx.insertInto('file_delivery_chunks').values({ file_delivery_id: this.deliveryId, seq: this.seq++, key_id: keyId, data }).execute())
   }
 }
@@ -191,9 +187,8 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         : family
 
     const written: WrittenCoverage[] = []
-    const views: CarrierMemberView[] = []
+    const views = new StagedViews(delivery.id)
     const followUps: LoadedFamily[] = []
-    let viewBatches = 0
     const writes = new BackgroundWrites()
     /** Records (and forgets) what was written so far: a full file's 200,000 coverages are never all held. */
     const recordWritten = async () => {
@@ -207,14 +202,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
             FROM unnest(${batch.map(() => uuidv7())}::uuid[], ${batch.map((w) => w.memberId)}::uuid[], ${batch.map((w) => w.planId)}::uuid[], ${batch.map((w) => w.transactionId)}::uuid[],
                         ${batch.map((w) => w.maintenance)}::text[], ${batch.map((w) => w.startDate)}::date[], ${batch.map((w) => w.endDate)}::date[]) AS t`.execute(tx))
       }
-      while (views.length > 0) {
-        // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
-        await writes.add(stageViews(tx, delivery.id, viewBatches++, views.splice(0, VIEW_BATCH)))
-      }
+      // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
+      await writes.add(views.write(tx))
     }
     const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
       written.push(...composed.written)
-      views.push(...composed.views)
+      for (const view of composed.views) views.add(view)
       if (composed.needsFollowUp) followUps.push(family)
       return composed.members
     }
@@ -233,7 +226,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       members = (async function* () {
         for await (const family of allFamilies(tx, window, context.plans)) {
           yield* keep(fullFileMembers(sendable(family), context), family)
-          if (written.length >= TRANSMISSION_BATCH || views.length >= VIEW_BATCH) await recordWritten()
+          if (written.length >= TRANSMISSION_BATCH || views.full) await recordWritten()
         }
       })()
     } else {
