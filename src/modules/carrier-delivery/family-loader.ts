@@ -319,13 +319,13 @@ function coveragesOn(family: LoadedFamily, window: LoadWindow, date: string): Lo
 const ALL_IDS_PAGE = 10_000
 const ALL_FAMILIES_PAGE = 1000
 
-/** Every enrolled subscriber of the coverage period, in id order (50,000 ids are a few megabytes). */
-export async function enrolledSubscriberIds(db: Executor, coveragePeriodId: string): Promise<string[]> {
-  const ids: string[] = []
-  for (let after: string | null = null; ; after = ids[ids.length - 1]!) {
-    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, ALL_IDS_PAGE)
-    if (page.length === 0) return ids
-    ids.push(...page)
+/** Every enrolled subscriber of the coverage period, in id order, read `pageSize` at a time. */
+export async function* enrolledSubscriberIds(db: Executor, coveragePeriodId: string, pageSize = ALL_IDS_PAGE): AsyncGenerator<string> {
+  for (let after: string | null = null; ; ) {
+    const page = await enrolledSubscriberPage(db, coveragePeriodId, after, pageSize)
+    yield* page
+    if (page.length < pageSize) return
+    after = page[page.length - 1]!
   }
 }
 
@@ -335,7 +335,8 @@ export async function enrolledSubscriberIds(db: Executor, coveragePeriodId: stri
  * while this process parses the other (on the embedded database they simply take turns).
  */
 export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise<LoadedFamily[]> {
-  const ids = await enrolledSubscriberIds(db, window.coveragePeriodId)
+  const ids: string[] = []
+  for await (const id of enrolledSubscriberIds(db, window.coveragePeriodId)) ids.push(id)
   const pages: string[][] = []
   for (let start = 0; start < ids.length; start += ALL_FAMILIES_PAGE) pages.push(ids.slice(start, start + ALL_FAMILIES_PAGE))
   const loaded: LoadedFamily[][] = new Array(pages.length)

@@ -21,6 +21,8 @@ import { refreshFamilyStatuses } from '../member-management/family-status.js'
 const FAMILY_PAGE = 150
 /** Pages read ahead of the one being written. */
 const READ_AHEAD = 2
+/** Pages of subscriber ids read at once. */
+const ID_PAGES = 10
 /** Families written between two turns of the event loop. */
 const YIELD_EVERY = 20
 /** Inserts issued but not yet finished, at most. */
@@ -106,23 +108,35 @@ export async function nextControlNumber(tx: Tx, carrierName: string): Promise<nu
 
 /** Families of a full file, page by page, in id order. */
 async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<string, LoadedPlan>): AsyncGenerator<LoadedFamily> {
-  const ids = await enrolledSubscriberIds(tx, window.coveragePeriodId)
-  const pages: string[][] = []
-  for (let start = 0; start < ids.length; start += FAMILY_PAGE) pages.push(ids.slice(start, start + FAMILY_PAGE))
+  // Subscriber ids a few pages at a time, not all 50,000 at once: what the build holds stays
+  // small, and so does the heap V8 lets grow around it (about four times what is live).
+  const ids = enrolledSubscriberIds(tx, window.coveragePeriodId, FAMILY_PAGE * ID_PAGES)
+  const pages = (async function* () {
+    let page: string[] = []
+    for await (const id of ids) {
+      page.push(id)
+      if (page.length === FAMILY_PAGE) {
+        yield page
+        page = []
+      }
+    }
+    if (page.length > 0) yield page
+  })()
   // Pages are asked for READ_AHEAD ahead of the one being written: the database reads them while
   // this process composes and writes, so the two cores work at once instead of taking turns.
-  const loading: (Promise<LoadedFamily[]> | null)[] = []
-  const load = (page: string[]) => {
-    const families = loadFamilies(tx, window, page, { plans })
+  const loading: Promise<LoadedFamily[]>[] = []
+  const loadNext = async (): Promise<void> => {
+    const page = await pages.next()
+    if (page.done) return
+    const families = loadFamilies(tx, window, page.value, { plans })
     // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
     families.catch(() => {})
     loading.push(families)
   }
-  for (const page of pages.slice(0, READ_AHEAD)) load(page)
-  for (let at = 0; at < pages.length; at++) {
-    const families = await loading[at]!
-    loading[at] = null
-    if (at + READ_AHEAD < pages.length) load(pages[at + READ_AHEAD]!)
+  for (let i = 0; i < READ_AHEAD; i++) await loadNext()
+  while (loading.length > 0) {
+    const families = await loading.shift()!
+    await loadNext()
     for (const [index, family] of families.entries()) {
       yield family
       // Writing a page runs on resolved promises only; without a turn of the event loop now and

@@ -53,7 +53,9 @@ export async function* write834(
     }
     currentFamily = family
     previousWasDependent = !member.subscriber
-    families.add(family)
+    // Only a change file needs to remember the families already written (a full file's 50,000
+    // identifiers would stay alive to the end for nothing).
+    if (!subscriberRequired) families.add(family)
     const segments = memberSegments(member)
     segmentCount += segments.length
     for (const seg of segments) batch += serializeSegment(seg)
