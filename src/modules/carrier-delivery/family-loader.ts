@@ -69,7 +69,6 @@ export interface LoadedSpan extends LoadedPlan {
   status: 'employer_sponsored' | 'cobra'
   volume: number | null
   coverage_level: CoverageLevel
-  qualifying_life_event_id: string
   pcp: LoadedPcp | null
 }
 
@@ -199,7 +198,7 @@ export async function loadFamilies(
      ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`.execute(db)
   const spansQuery = sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
     SELECT s.member_id, s.line, s.plan_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
-           s.status, s.volume, s.coverage_level, s.qualifying_life_event_id
+           s.status, s.volume, s.coverage_level
       FROM coverage_spans s
      WHERE s.subscriber_id = ANY(${ids}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
      ORDER BY s.member_id, s.line, s.start_date`.execute(db)
@@ -252,7 +251,6 @@ export async function loadFamilies(
       status: row.status,
       volume: row.volume === null ? null : Number(row.volume),
       coverage_level: row.coverage_level,
-      qualifying_life_event_id: row.qualifying_life_event_id,
       pcp: pcp ? { npi: pcp.npi, first_name: pcp.first_name, last_name: pcp.last_name, organization_name: pcp.organization_name } : null,
     })
   }

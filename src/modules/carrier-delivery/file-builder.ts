@@ -124,19 +124,18 @@ async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<strin
   })()
   // Pages are asked for READ_AHEAD ahead of the one being written: the database reads them while
   // this process composes and writes, so the two cores work at once instead of taking turns.
-  const loading: Promise<LoadedFamily[]>[] = []
-  const loadNext = async (): Promise<void> => {
-    const page = await pages.next()
-    if (page.done) return
-    const families = loadFamilies(tx, window, page.value, { plans })
+  const ahead: Promise<LoadedFamily[] | null>[] = []
+  const readAhead = () => {
+    const families = pages.next().then((page) => (page.done ? null : loadFamilies(tx, window, page.value, { plans })))
     // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
     families.catch(() => {})
-    loading.push(families)
+    ahead.push(families)
   }
-  for (let i = 0; i < READ_AHEAD; i++) await loadNext()
-  while (loading.length > 0) {
-    const families = await loading.shift()!
-    await loadNext()
+  for (let i = 0; i < READ_AHEAD; i++) readAhead()
+  for (;;) {
+    const families = await ahead.shift()!
+    if (families === null) return
+    readAhead()
     for (const [index, family] of families.entries()) {
       yield family
       // Writing a page runs on resolved promises only; without a turn of the event loop now and
@@ -219,7 +218,9 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       // The carrier's view changes once the file is sent (delivery-sent.ts), not before.
       await writes.add(views.write(tx))
     }
+    let memberCount = 0
     const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
+      memberCount += composed.members.length
       written.push(...composed.written)
       for (const view of composed.views) views.add(view)
       if (composed.needsFollowUp) followUps.push(family)
@@ -276,13 +277,6 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     }
 
     const out = new ChunkWriter(tx, delivery.id, deps.ssn, writes)
-    let memberCount = 0
-    const counted = (async function* () {
-      for await (const member of members) {
-        memberCount++
-        yield member
-      }
-    })()
     if (delivery.channel === 'edi') {
       const header: Edi834Header = {
         reference: delivery.id.replace(/-/g, '').slice(0, 30),
@@ -305,12 +299,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         usage: carrier?.sandbox ? ('T' as const) : ('P' as const),
         createdAt: now,
       }
-      for await (const chunk of write834(envelope, header, counted)) await out.write(chunk)
+      for await (const chunk of write834(envelope, header, members)) await out.write(chunk)
     } else {
       // An api carrier receives a JSON document of the same members (see docs/decisions.md).
       await out.write(`{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`)
       let first = true
-      for await (const member of counted) {
+      for await (const member of members) {
         await out.write((first ? '' : ',') + JSON.stringify(member))
         first = false
       }

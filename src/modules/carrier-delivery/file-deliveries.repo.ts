@@ -1,5 +1,5 @@
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import { selectPage } from '../../db/paging.js'
 import type { CoverageTransmissionsTable, Executor, FileDeliveriesTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -73,13 +73,14 @@ export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDelivery
   for (;;) {
     const rows = await db
       .selectFrom('file_delivery_chunks')
-      .select(['seq', 'key_id', 'data'])
+      // Base64, not bytea's hex text: decoding a full file's 47 MB from hex took a second of CPU.
+      .select(['seq', 'key_id', sql<string>`encode(data, 'base64')`.as('data_base64')])
       .where('file_delivery_id', '=', fileDeliveryId)
       .where('seq', '>', after)
       .orderBy('seq')
       .limit(pageSize)
       .execute()
-    for (const row of rows) yield ssn.openBytes(row.data, row.key_id)
+    for (const row of rows) yield ssn.openBytes(Buffer.from(row.data_base64, 'base64'), row.key_id)
     if (rows.length < pageSize) return
     after = rows[rows.length - 1]!.seq
   }
