@@ -18,25 +18,48 @@ export interface Edi834Problem {
   /** e.g. '2300', when the problem is inside a loop. */
   loop?: string
   message: string
+  /**
+   * The 999 (005010X231A1) IK3-04 code of the problem when it lies in a transaction set: '8' an
+   * element is wrong, '2' unexpected segment, '3' required segment missing, '4' loop over its
+   * maximum, '5' segment over its maximum use. Absent for envelope cross-checks, which a 999
+   * reports in IK5/AK9 and a TA1 in its note code instead.
+   */
+  segmentCode?: SegmentErrorCode
+  /** For segmentCode '3': the id of the segment that is missing (`segment` is where it was noticed). */
+  missingSegment?: string
+  /** The 999 IK4-03 code when the problem is one element (see ElementErrorCode). */
+  elementCode?: ElementErrorCode
+  /** IK4-02: the X12 data element reference number of `element` (DMG02 is 1251), when known. */
+  dataElement?: number
 }
+
+/** IK3-04 codes this engine produces. */
+export type SegmentErrorCode = '2' | '3' | '4' | '5' | '8'
+/**
+ * IK4-03 codes this engine produces: '1' required element missing, '2' conditional required
+ * element missing, '4' too short, '5' too long, '6' invalid character, '7' invalid code value,
+ * '8' invalid date, '9' invalid time, 'I10' implementation not used element present, 'I12'
+ * implementation pattern match failure.
+ */
+export type ElementErrorCode = '1' | '2' | '4' | '5' | '6' | '7' | '8' | '9' | 'I10' | 'I12'
 
 export type Usage = 'required' | 'situational'
 
 /** Named value formats; messages never echo the value of a formatted (possibly personal) element. */
 export const FORMATS = {
-  date8: { test: isValidD8, describe: 'a CCYYMMDD date' },
-  dateRange8: { test: (v: string) => /^\d{8}-\d{8}$/.test(v) && isValidD8(v.slice(0, 8)) && isValidD8(v.slice(9)), describe: 'a CCYYMMDD-CCYYMMDD range' },
-  date6: { test: (v: string) => /^\d{6}$/.test(v) && isValidD8(`20${v}`), describe: 'a YYMMDD date' },
-  time4: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d$/.test(v), describe: 'an HHMM time' },
-  time: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d(\d{2}(\d{1,2})?)?$/.test(v), describe: 'an HHMM[SS[dd]] time' },
-  count: { test: (v: string) => /^\d+$/.test(v), describe: 'a whole number' },
-  amount: { test: (v: string) => /^-?(\d+\.?\d*|\.\d+)$/.test(v), describe: 'a decimal number' },
-  zip: { test: (v: string) => /^\d{5}(\d{4})?$/.test(v), describe: 'a 5 or 9 digit ZIP code' },
-  ssn: { test: (v: string) => /^\d{9}$/.test(v), describe: 'a 9 digit SSN' },
-  npi: { test: isNpi, describe: 'a valid NPI' },
-  fipsCounty: { test: (v: string) => /^\d{5}$/.test(v), describe: 'a 5 digit FIPS county code' },
-  state: { test: isStateCode, describe: 'a US state or territory code' },
-} as const
+  date8: { test: isValidD8, describe: 'a CCYYMMDD date', code: '8' },
+  dateRange8: { test: (v: string) => /^\d{8}-\d{8}$/.test(v) && isValidD8(v.slice(0, 8)) && isValidD8(v.slice(9)), describe: 'a CCYYMMDD-CCYYMMDD range', code: '8' },
+  date6: { test: (v: string) => /^\d{6}$/.test(v) && isValidD8(`20${v}`), describe: 'a YYMMDD date', code: '8' },
+  time4: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d$/.test(v), describe: 'an HHMM time', code: '9' },
+  time: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d(\d{2}(\d{1,2})?)?$/.test(v), describe: 'an HHMM[SS[dd]] time', code: '9' },
+  count: { test: (v: string) => /^\d+$/.test(v), describe: 'a whole number', code: '6' },
+  amount: { test: (v: string) => /^-?(\d+\.?\d*|\.\d+)$/.test(v), describe: 'a decimal number', code: '6' },
+  zip: { test: (v: string) => /^\d{5}(\d{4})?$/.test(v), describe: 'a 5 or 9 digit ZIP code', code: 'I12' },
+  ssn: { test: (v: string) => /^\d{9}$/.test(v), describe: 'a 9 digit SSN', code: 'I12' },
+  npi: { test: isNpi, describe: 'a valid NPI', code: 'I12' },
+  fipsCounty: { test: (v: string) => /^\d{5}$/.test(v), describe: 'a 5 digit FIPS county code', code: 'I12' },
+  state: { test: isStateCode, describe: 'a US state or territory code', code: '7' },
+} as const satisfies Record<string, { test: (v: string) => boolean; describe: string; code: ElementErrorCode }>
 export type FormatName = keyof typeof FORMATS
 
 export interface ElementRule {
@@ -84,19 +107,19 @@ function label(id: string, n: number): string {
 function checkElement(token: X12Token, n: number, rule: ElementRule, out: Edi834Problem[], loop?: string): void {
   const value = el(token, n)
   const element = label(token.id, n)
-  const report = (message: string): void => {
-    out.push({ position: token.position, segment: token.id, element, ...(loop ? { loop } : {}), message: `${element} ${message}` })
+  const report = (elementCode: ElementErrorCode, message: string): void => {
+    out.push({ position: token.position, segment: token.id, element, ...(loop ? { loop } : {}), message: `${element} ${message}`, segmentCode: '8', elementCode })
   }
   if (value === '') {
-    if (rule.usage === 'required') report('is required')
+    if (rule.usage === 'required') report('1', 'is required')
     return
   }
-  if (rule.usage === 'not_used') return report('is not used here')
+  if (rule.usage === 'not_used') return report('I10', 'is not used here')
   // Codes are not personal data, so they may be echoed; other values never are.
-  if (rule.codes && !rule.codes.includes(value)) return report(`'${value}' is not one of ${rule.codes.join(', ')}`)
-  if (rule.format && !FORMATS[rule.format].test(value)) return report(`is not ${FORMATS[rule.format].describe}`)
-  if (rule.min !== undefined && value.length < rule.min) return report(`is shorter than ${rule.min} characters`)
-  if (rule.max !== undefined && value.length > rule.max) return report(`is longer than ${rule.max} characters`)
+  if (rule.codes && !rule.codes.includes(value)) return report('7', `'${value}' is not one of ${rule.codes.join(', ')}`)
+  if (rule.format && !FORMATS[rule.format].test(value)) return report(FORMATS[rule.format].code, `is not ${FORMATS[rule.format].describe}`)
+  if (rule.min !== undefined && value.length < rule.min) return report('4', `is shorter than ${rule.min} characters`)
+  if (rule.max !== undefined && value.length > rule.max) return report('5', `is longer than ${rule.max} characters`)
 }
 
 /** Element rules and conditions of one segment. */
@@ -109,6 +132,8 @@ export function checkSegment(token: X12Token, rule: SegmentRule, out: Edi834Prob
       checkElement(token, element, then, out, loop)
       for (const problem of out.slice(before)) {
         problem.message += ` when ${label(token.id, condition.when.element)} is ${el(token, condition.when.element)}`
+        // Required only because of another element: X12 calls that a conditional element.
+        if (problem.elementCode === '1') problem.elementCode = '2'
       }
     }
   }
@@ -151,7 +176,8 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
     for (let k = from; k < to; k++) {
       const child = loop.children[k] as SegmentRule | LoopRule
       if (child.usage === 'required' && counts[k] === 0) {
-        out.push({ position: near.position, segment: near.id, loop: loop.id, message: `missing required ${describe(child)} in loop ${loop.id}` })
+        const missingSegment = child.kind === 'loop' ? child.children[0].id : child.id
+        out.push({ position: near.position, segment: near.id, loop: loop.id, message: `missing required ${describe(child)} in loop ${loop.id}`, segmentCode: '3', missingSegment })
       }
     }
   }
@@ -161,7 +187,7 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
     if (j < 0) {
       // An enclosing loop's later child (or a repeat of this loop) ends this repeat.
       if (parents.some((parent) => findChild(parent, token) >= 0)) break
-      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${token.id}${token.elements[0] ? `*${token.elements[0]}` : ''} is not expected here in loop ${loop.id}` })
+      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${token.id}${token.elements[0] ? `*${token.elements[0]}` : ''} is not expected here in loop ${loop.id}`, segmentCode: '2' })
       cursor.pos++
       continue
     }
@@ -170,7 +196,7 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
     const child = loop.children[j] as SegmentRule | LoopRule
     counts[j] = (counts[j] ?? 0) + 1
     if ((counts[j] as number) > child.max) {
-      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${describe(child)} occurs more often than its maximum of ${child.max}` })
+      out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${describe(child)} occurs more often than its maximum of ${child.max}`, segmentCode: child.kind === 'loop' ? '4' : '5' })
     }
     if (child.kind === 'segment') {
       checkSegment(token, child, out, loop.id)
@@ -184,7 +210,7 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
   missing(frame.at, loop.children.length, last)
   for (const must of loop.mustContain ?? []) {
     if (!seen.some((t) => t.id === must.id && el(t, must.element) === must.value)) {
-      out.push({ position: start.position, segment: start.id, loop: loop.id, message: `loop ${loop.id} has no ${must.id}*${must.value}` })
+      out.push({ position: start.position, segment: start.id, loop: loop.id, message: `loop ${loop.id} has no ${must.id}*${must.value}`, segmentCode: '3', missingSegment: must.id })
     }
   }
 }

@@ -196,6 +196,50 @@ export const CONTROL_RULES: readonly { segment: string; element: number; equals:
   { segment: 'IEA', element: 2, equals: { segment: 'ISA', element: 13 } },
 ]
 
+/**
+ * X12 data element reference numbers of the segments this table knows, by element position
+ * (index 0 is element 01; 0 where the element is a composite or not listed). A 999 names a bad
+ * element by them (IK4-02): DMG02 is 1251, a date. The numbers depend on the segment only, not
+ * its loop. ISA elements have I-numbers, not data element numbers, and are absent.
+ */
+export const DATA_ELEMENT_NUMBERS: Readonly<Record<string, readonly number[]>> = {
+  GS: [479, 142, 124, 373, 337, 28, 455, 480],
+  GE: [97, 28],
+  IEA: [],
+  ST: [143, 329, 1705],
+  SE: [96, 329],
+  BGN: [353, 127, 373, 337, 623, 127, 640, 306],
+  REF: [128, 127, 352],
+  DTP: [374, 1250, 1251],
+  QTY: [673, 380],
+  N1: [98, 93, 66, 67],
+  ACT: [508, 93, 66, 67, 569, 508, 107, 1216],
+  INS: [1073, 1069, 875, 1203, 1216, 0, 1219, 584, 1220, 1073, 1250, 1251, 1165, 19, 156, 26, 1470],
+  NM1: [98, 1065, 1035, 1036, 1037, 1038, 1039, 66, 67, 706, 98, 1035],
+  PER: [366, 93, 365, 364, 365, 364, 365, 364],
+  N3: [166, 166],
+  N4: [19, 156, 116, 26, 309, 310],
+  DMG: [1250, 1251, 1068, 1067],
+  HLH: [1212, 65, 81],
+  HD: [875, 1203, 1205, 1204, 1207, 609, 1209, 1209, 1073],
+  AMT: [522, 782],
+  IDC: [1204, 1215, 380, 306],
+  LX: [554],
+  PLA: [306, 1203, 373, 337, 1203],
+  LS: [447],
+  LE: [447],
+}
+
+/** Fills `dataElement` of element problems from DATA_ELEMENT_NUMBERS (the engine knows no dictionary). */
+function addDataElementNumbers(problems: Edi834Problem[]): void {
+  for (const problem of problems) {
+    if (!problem.element || !problem.elementCode) continue
+    const position = Number(problem.element.slice(problem.segment.length))
+    const number = DATA_ELEMENT_NUMBERS[problem.segment]?.[position - 1]
+    if (number) problem.dataElement = number
+  }
+}
+
 type Context = { ISA?: X12Token; GS?: X12Token; ST?: X12Token; segments: number; transactionSets: number; groups: number }
 
 function checkControls(token: X12Token, context: Context, out: Edi834Problem[]): void {
@@ -295,5 +339,6 @@ export function check834(text: string): Edi834Problem[] {
     problems.push({ position: tokens.segments.length + 1, segment: tokens.trailing.slice(0, 3), message: 'text after the last segment terminator' })
   }
   checkEnvelope(tokens.segments, problems)
+  addDataElementNumbers(problems)
   return problems
 }
