@@ -87,7 +87,9 @@ function judge(text: string): Verdict | null {
   const groups = structure(tokens)
   let note = '000'
   for (const problem of check834(text)) {
-    const group = groups.find((g) => problem.position >= g.gs.position && problem.position <= g.end)
+    // A missing IEA is reported at the last segment, which may close a group: ISA and IEA problems are the envelope's.
+    const envelope = problem.segment === 'ISA' || problem.segment === 'IEA'
+    const group = envelope ? undefined : groups.find((g) => problem.position >= g.gs.position && problem.position <= g.end)
     const set = group?.sets.find((s) => problem.position >= s.st.position && problem.position <= s.end)
     if (set) set.problems.push(problem)
     else if (group) group.problems.push(problem)
