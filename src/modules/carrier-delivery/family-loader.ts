@@ -339,13 +339,16 @@ export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise
   for (let start = 0; start < ids.length; start += ALL_FAMILIES_PAGE) pages.push(ids.slice(start, start + ALL_FAMILIES_PAGE))
   const loaded: LoadedFamily[][] = new Array(pages.length)
   let nextPage = 0
-  const loadNext = async (): Promise<void> => {
+  const loadNext = async (executor: Executor): Promise<void> => {
     while (nextPage < pages.length) {
       const index = nextPage++
-      loaded[index] = await loadFamilies(db, window, pages[index]!, { withCoverages: true, withDigests: false })
+      loaded[index] = await loadFamilies(executor, window, pages[index]!, { withCoverages: true, withDigests: false })
     }
   }
-  await Promise.all([loadNext(), loadNext()])
+  // Each loader keeps to one connection: a page's four queries queue on it instead of taking four
+  // of the pool's connections from the requests served meanwhile.
+  const onOneConnection = (work: (executor: Executor) => Promise<void>) => (db.isTransaction ? work(db) : db.connection().execute(work))
+  await Promise.all([onOneConnection(loadNext), onOneConnection(loadNext)])
   return loaded.flat()
 }
 
