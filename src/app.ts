@@ -40,6 +40,7 @@ import { employmentClassificationsRoutes } from './modules/employment-classifica
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
 import { fileDeliveriesRoutes } from './modules/carrier-delivery/file-deliveries.routes.js'
+import { acknowledgementsRoutes, createAcknowledgementsService } from './modules/acknowledgements/index.js'
 import { censusReadRoutes } from './modules/census/census-read.routes.js'
 import { createWorkOrderTransitionsService } from './modules/work-orders/work-order-transitions.service.js'
 import { CARRIER_INSTALLATION_HOOKS } from './modules/carrier-delivery/installation-hooks.js'
@@ -243,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
   fileDeliveriesRoutes(app, deps.db, deps.ssnProtection)
+  acknowledgementsRoutes(app, createAcknowledgementsService(deps.db))
   censusReadRoutes(app, deps.db)
   // Built here rather than in createServices: they need the SSN keys, which the CLI does not hold.
   censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)

@@ -462,6 +462,24 @@ export interface FileDeliveriesTable {
   created_at: Timestamp
   sent_at: NullableTimestamp
   updated_at: Timestamp
+  /** NULL for API submissions and unsent files; 'awaited' once an 834 file is sent (issue 14). */
+  acknowledgement_status: ColumnType<AcknowledgementStatus | null, AcknowledgementStatus | null | undefined, AcknowledgementStatus | null>
+}
+
+export type AcknowledgementStatus = 'awaited' | 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | 'overdue'
+
+/** A TA1 or 999 received for a file delivery (migrations/0010_acknowledgements.sql). */
+export interface AcknowledgementsTable {
+  id: string
+  account_id: string
+  file_delivery_id: string
+  kind: 'ta1' | '999'
+  raw: string
+  /** The parsed AcknowledgementInterchange (x12-ack.model.ts), as JSON. */
+  model: Json<unknown>
+  status: 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected'
+  source: 'operator'
+  received_at: Timestamp
 }
 
 export interface FileDeliveryChunksTable {
@@ -612,6 +630,7 @@ export interface Database {
   carrier_control_numbers: CarrierControlNumbersTable
   file_deliveries: FileDeliveriesTable
   file_delivery_chunks: FileDeliveryChunksTable
+  acknowledgements: AcknowledgementsTable
   coverage_transmissions: CoverageTransmissionsTable
   census_requests: CensusRequestsTable
   census_subscribers: CensusSubscribersTable

@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox'
 import { AccountSchema, ApiKeySchema, CreatedApiKeySchema } from '../modules/accounts/accounts.schema.js'
+import { AcknowledgementSchema } from '../modules/acknowledgements/acknowledgements.schema.js'
 import { AuditEventSchema } from '../modules/audit/audit.schema.js'
 import { CoverageTransmissionSchema, FileDeliverySchema } from '../modules/carrier-delivery/file-deliveries.schema.js'
 import { CarrierSchema } from '../modules/carriers/carriers.schema.js'
@@ -67,6 +68,7 @@ export const apiComponents = {
   WorkOrderStatus: WorkOrderStatus,
   // Answers: the resources as the API returns them, and the parts requests share with them.
   Account: AccountSchema,
+  Acknowledgement: AcknowledgementSchema,
   Address: AddressSchema,
   Agency: AgencySchema,
   ApiKey: ApiKeySchema,

@@ -13,6 +13,7 @@ import type { WorkOrderErrorCode } from '../modules/work-orders/work-orders.erro
 import type { WatcherErrorCode } from '../modules/watchers/watchers.errors.js'
 import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
 import type { FileDeliveryErrorCode } from '../modules/carrier-delivery/file-deliveries.errors.js'
+import type { AcknowledgementErrorCode } from '../modules/acknowledgements/acknowledgements.errors.js'
 import type { CensusErrorCode } from '../modules/census/census.errors.js'
 import type { SessionErrorCode } from '../modules/sessions/sessions.errors.js'
 import type { PasswordLinkErrorCode } from '../modules/password-links/password-links.errors.js'
@@ -52,6 +53,7 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | WatcherErrorCode
   | ErrorResourceErrorCode
   | FileDeliveryErrorCode
+  | AcknowledgementErrorCode
   | CensusErrorCode
   | SessionErrorCode
   | PasswordLinkErrorCode
@@ -319,6 +321,21 @@ export const errorTable = {
     status: 409,
     title: 'File content not ready',
     description: 'The file of this delivery is not written completely yet (its byte_size is still null); download it once byte_size is set.',
+  },
+  acknowledgement_malformed: {
+    status: 422,
+    title: 'Acknowledgement malformed',
+    description: 'The posted text is not a TA1 or 999 interchange that can be read; detail names the segment and what was expected. Nothing was stored.',
+  },
+  acknowledgement_not_for_this_delivery: {
+    status: 422,
+    title: 'Acknowledgement not for this delivery',
+    description: "The TA1's ISA13, or the 999's AK1 GS06 or AK2 ST02, is not this delivery's; detail says which number differs. Post it to the delivery it answers.",
+  },
+  acknowledgement_not_expected: {
+    status: 409,
+    title: 'Acknowledgement not expected',
+    description: 'The delivery is an API submission, or an 834 file not sent yet: no TA1 or 999 can answer it (yet).',
   },
   census_request_not_found: {
     status: 404,

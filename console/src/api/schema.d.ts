@@ -1392,6 +1392,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/file_deliveries/{id}/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the carrier's acknowledgements of an 834 file
+         * @description Newest first: every TA1 and 999 received for the delivery, read (control numbers, verdicts, the segments and elements in error by position and code). Operators also get `raw`, the X12 as received, which may copy member data back; partners get the list without it. The delivery's own acknowledgement_status sums them up.
+         */
+        get: operations["listFileDeliveryAcknowledgements"];
+        put?: never;
+        /**
+         * Post the carrier's TA1 or 999 for an 834 file (operators)
+         * @description The X12 text of one acknowledgement interchange received by other means (e-mail, a portal), as the body with `Content-Type: application/edi-x12` or `text/plain`: a TA1, a 999, or a TA1 followed by a 999. It must answer this delivery: every TA1-01 its ISA13, every AK1-02 its GS06 (the same number) and every AK2-02 its ST02 (that number on four digits); otherwise 422 acknowledgement_not_for_this_delivery names the number that differs, and nothing is stored. Text that is not a readable TA1 or 999: 422 acknowledgement_malformed. An API submission, or an 834 file not sent yet: 409 acknowledgement_not_expected. The acknowledgement is stored and sets the delivery's acknowledgement_status: `rejected` once a TA1 rejects the interchange, otherwise the latest 999's verdict (AK9-01); a TA1 alone that accepts leaves it `awaited`. The answer includes `raw`: acknowledgements may copy member data back (IK4-04, CTX), so it carries `Cache-Control: no-store`.
+         */
+        post: operations["createFileDeliveryAcknowledgement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1406,6 +1430,116 @@ export interface components {
             kind: "partner" | "service";
             external_identifier: string | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        Acknowledgement: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * Format: uuid
+             * @description The 834 file it answers (GET /file_deliveries/{id})
+             */
+            file_delivery_id: string;
+            /**
+             * @description `ta1`: an interchange acknowledgement alone; `999`: an implementation acknowledgement (a TA1 may precede it)
+             * @enum {unknown}
+             */
+            kind: "ta1" | "999";
+            /**
+             * @description What it says: the 999's AK9-01, or the TA1's TA1-04; `rejected` whenever a TA1 in it rejects the interchange
+             * @enum {unknown}
+             */
+            status: "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected";
+            /**
+             * @description `operator`: posted through POST /file_deliveries/{id}/acknowledgements
+             * @enum {unknown}
+             */
+            source: "operator";
+            received_at: components["schemas"]["Timestamp"];
+            /** @description ISA13 of the acknowledgement's own interchange (the carrier's number) */
+            carrier_control_number: string;
+            ta1s: {
+                /** @description TA1-01: ISA13 of the interchange acknowledged (ours) */
+                acknowledged_control_number: string;
+                /**
+                 * @description TA1-04
+                 * @enum {unknown}
+                 */
+                status: "accepted" | "accepted_with_errors" | "rejected";
+                /** @description TA1-05; '000' when there is no error */
+                note: {
+                    /** @description The code as the carrier sent it */
+                    code: string;
+                    reason: string | null;
+                };
+            }[];
+            functional_groups: {
+                /** @description AK1-01: 'BE' for an 834 group */
+                functional_id: string;
+                /** @description AK1-02: GS06 of the group acknowledged (ours) */
+                acknowledged_group_control_number: string;
+                version: string | null;
+                transaction_sets: {
+                    /** @description AK2-01: '834' for ours */
+                    transaction_set_id: string;
+                    /** @description AK2-02: ST02 of the set acknowledged */
+                    control_number: string;
+                    implementation_reference: string | null;
+                    segments: {
+                        /** @description IK3-01 */
+                        segment_id: string;
+                        /** @description IK3-02: position in the transaction set, ST = 1 */
+                        position: number;
+                        loop_id: string | null;
+                        error: {
+                            /** @description The code as the carrier sent it */
+                            code: string;
+                            reason: string | null;
+                        } | null;
+                        elements: {
+                            /** @description IK4-01: element position in the segment (DMG02 → 2) */
+                            position: number;
+                            component_position: number | null;
+                            repetition: number | null;
+                            data_element: number | null;
+                            /** @description IK4-03 */
+                            error: {
+                                /** @description The code as the carrier sent it */
+                                code: string;
+                                reason: string | null;
+                            };
+                        }[];
+                    }[];
+                    /**
+                     * @description IK5-01
+                     * @enum {unknown}
+                     */
+                    status: "accepted" | "accepted_with_errors" | "rejected" | "rejected_authentication_failed" | "rejected_assurance_failed" | "rejected_content_unreadable";
+                    /** @description IK5-02 ... IK5-06 */
+                    errors: {
+                        /** @description The code as the carrier sent it */
+                        code: string;
+                        reason: string | null;
+                    }[];
+                }[];
+                /**
+                 * @description AK9-01
+                 * @enum {unknown}
+                 */
+                status: "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected";
+                /** @description AK9-02, AK9-03, AK9-04: transaction sets included, received and accepted */
+                counts: {
+                    included: number;
+                    received: number;
+                    accepted: number;
+                };
+                /** @description AK9-05 ... AK9-09 */
+                errors: {
+                    /** @description The code as the carrier sent it */
+                    code: string;
+                    reason: string | null;
+                }[];
+            }[];
+            /** @description The X12 text as received; operators only (it may copy member data back, in IK4-04 and CTX) */
+            raw?: string;
         };
         Address: {
             address_line_1: string;
@@ -1971,6 +2105,7 @@ export interface components {
             byte_size: number | null;
             sha256: string | null;
             interchange_control_number: number | null;
+            acknowledgement_status: ("awaited" | "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected" | "overdue") | null;
             /** @description Attempts to send made so far */
             attempts: number;
             last_error: string | null;
@@ -2725,6 +2860,25 @@ export interface components {
                  *       "detail": "No account with this id.",
                  *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                  *       "code": "account_not_found"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflict */
+        AcknowledgementNotExpected: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:enrollsync:problem:acknowledgement_not_expected",
+                 *       "title": "Acknowledgement not expected",
+                 *       "status": 409,
+                 *       "detail": "The delivery is an API submission, or an 834 file not sent yet: no TA1 or 999 can answer it (yet).",
+                 *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                 *       "code": "acknowledgement_not_expected"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -4031,6 +4185,25 @@ export interface components {
                  *       "detail": "No subscriber with this id in your account.",
                  *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                  *       "code": "subscriber_not_found"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Body is not JSON */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:enrollsync:problem:unsupported_media_type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "Bodies must be sent as Content-Type: application/json.",
+                 *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                 *       "code": "unsupported_media_type"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -6753,6 +6926,7 @@ export interface operations {
                      *           "byte_size": 4812,
                      *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *           "interchange_control_number": 42,
+                     *           "acknowledgement_status": "accepted",
                      *           "attempts": 1,
                      *           "last_error": null,
                      *           "created_at": "2026-11-22T09:30:00.000Z"
@@ -6807,6 +6981,7 @@ export interface operations {
                      *         "byte_size": 4812,
                      *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                      *         "interchange_control_number": 42,
+                     *         "acknowledgement_status": "accepted",
                      *         "attempts": 1,
                      *         "last_error": null,
                      *         "created_at": "2026-11-22T09:30:00.000Z"
@@ -9142,6 +9317,157 @@ export interface operations {
             401: components["responses"]["MissingCredentials"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listFileDeliveryAcknowledgements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery's acknowledgements, newest first (`raw` for operators only) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "acknowledgements": [
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-0000000000f1",
+                     *           "file_delivery_id": "0193a4b2-0000-7000-8000-0000000000d1",
+                     *           "kind": "999",
+                     *           "status": "accepted",
+                     *           "source": "operator",
+                     *           "received_at": "2026-11-22T09:41:10.220Z",
+                     *           "carrier_control_number": "611220931",
+                     *           "ta1s": [],
+                     *           "functional_groups": [
+                     *             {
+                     *               "functional_id": "BE",
+                     *               "acknowledged_group_control_number": "42",
+                     *               "version": "005010X220A1",
+                     *               "transaction_sets": [
+                     *                 {
+                     *                   "transaction_set_id": "834",
+                     *                   "control_number": "0042",
+                     *                   "implementation_reference": "005010X220A1",
+                     *                   "segments": [],
+                     *                   "status": "accepted",
+                     *                   "errors": []
+                     *                 }
+                     *               ],
+                     *               "status": "accepted",
+                     *               "counts": {
+                     *                 "included": 1,
+                     *                 "received": 1,
+                     *                 "accepted": 1
+                     *               },
+                     *               "errors": []
+                     *             }
+                     *           ],
+                     *           "raw": "ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        acknowledgements: components["schemas"]["Acknowledgement"][];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["FileDeliveryNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createFileDeliveryAcknowledgement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description The X12 text of one acknowledgement interchange (ISA ... IEA) holding a TA1, a 999, or both, as the carrier sent it */
+        requestBody: {
+            content: {
+                /** @example ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~ */
+                "application/edi-x12": string;
+                /** @example ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~ */
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description The acknowledgement stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "acknowledgement": {
+                     *         "id": "0193a4b2-0000-7000-8000-0000000000f1",
+                     *         "file_delivery_id": "0193a4b2-0000-7000-8000-0000000000d1",
+                     *         "kind": "999",
+                     *         "status": "accepted",
+                     *         "source": "operator",
+                     *         "received_at": "2026-11-22T09:41:10.220Z",
+                     *         "carrier_control_number": "611220931",
+                     *         "ta1s": [],
+                     *         "functional_groups": [
+                     *           {
+                     *             "functional_id": "BE",
+                     *             "acknowledged_group_control_number": "42",
+                     *             "version": "005010X220A1",
+                     *             "transaction_sets": [
+                     *               {
+                     *                 "transaction_set_id": "834",
+                     *                 "control_number": "0042",
+                     *                 "implementation_reference": "005010X220A1",
+                     *                 "segments": [],
+                     *                 "status": "accepted",
+                     *                 "errors": []
+                     *               }
+                     *             ],
+                     *             "status": "accepted",
+                     *             "counts": {
+                     *               "included": 1,
+                     *               "received": 1,
+                     *               "accepted": 1
+                     *             },
+                     *             "errors": []
+                     *           }
+                     *         ],
+                     *         "raw": "ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        acknowledgement: components["schemas"]["Acknowledgement"];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["FileDeliveryNotFound"];
+            409: components["responses"]["AcknowledgementNotExpected"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

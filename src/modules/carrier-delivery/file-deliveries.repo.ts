@@ -24,6 +24,7 @@ const DELIVERY_COLUMNS = [
   'byte_size',
   'sha256',
   'interchange_control_number',
+  'acknowledgement_status',
   'attempts',
   'last_error',
   'created_at',

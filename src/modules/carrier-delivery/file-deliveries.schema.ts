@@ -23,6 +23,15 @@ export const FileDeliverySchema = Type.Object(
     byte_size: Nullable(Type.Integer({ description: 'Size of the file in bytes; null until it is written completely' })),
     sha256: Nullable(Type.String({ description: 'SHA-256 of the file, hex; null until it is written completely' })),
     interchange_control_number: Nullable(Type.Integer({ description: 'ISA13 of an 834 file (unique and increasing per carrier); null for API submissions' })),
+    acknowledgement_status: Nullable(
+      Type.Enum(['awaited', 'accepted', 'accepted_with_errors', 'partially_accepted', 'rejected', 'overdue'], {
+        description:
+          "What the carrier's acknowledgements say of an 834 file (GET /file_deliveries/{id}/acknowledgements): `awaited` once sent, " +
+          'until a 999 answers (a TA1 that accepts the interchange leaves it awaited); then the 999\'s verdict on the group (AK9-01): ' +
+          '`accepted`, `accepted_with_errors`, `partially_accepted` (some transaction sets rejected) or `rejected`; `rejected` also when a TA1 ' +
+          'rejects the interchange. `overdue`: no 999 in time. Null for API submissions and for files not sent.',
+      }),
+    ),
     attempts: Type.Integer({ description: 'Attempts to send made so far' }),
     last_error: Nullable(Type.String({ description: 'Why the last attempt failed' })),
     created_at: Timestamp,
@@ -46,6 +55,7 @@ const deliveryExample: FileDelivery = {
   byte_size: 4812,
   sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
   interchange_control_number: 42,
+  acknowledgement_status: 'accepted',
   attempts: 1,
   last_error: null,
   created_at: '2026-11-22T09:30:00.000Z',

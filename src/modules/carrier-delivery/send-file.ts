@@ -78,7 +78,8 @@ export async function sendFileDelivery(deps: SendDeps, deliveryId: string, attem
   await db.transaction().execute(async (tx) => {
     await tx
       .updateTable('file_deliveries')
-      .set((eb) => ({ status: 'sent', sent_at: now, destination, attempts: eb('attempts', '+', 1), last_error: null, updated_at: now }))
+      // An 834 file now awaits the carrier's TA1 and 999 (issue 14); an API submission gets none.
+      .set((eb) => ({ status: 'sent', sent_at: now, destination, attempts: eb('attempts', '+', 1), last_error: null, updated_at: now, acknowledgement_status: delivery.channel === 'edi' ? 'awaited' : null }))
       .where('id', '=', delivery.id)
       .execute()
     await enqueueJob(tx, DELIVERY_SENT_JOB, { file_delivery_id: delivery.id })
