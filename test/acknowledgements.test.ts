@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,7 +10,8 @@ import { FileDeliverySchema } from '../src/modules/carrier-delivery/file-deliver
 import { installThroughApi, settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { call, expectProblem, type Credential } from './helpers/test-app.js'
 
-const FIXTURES = '/work/shared/fixtures/x12'
+// The validator's samples, copied from the project's shared fixtures (test/fixtures/x12/README.md).
+const FIXTURES = fileURLToPath(new URL('./fixtures/x12/', import.meta.url))
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8')
 
 let bed: CarrierTestBed

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { build999, buildTa1, locateFinding, parseAcknowledgement } from './index.js'
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../../shared/fixtures/x12/${name}`, import.meta.url), 'utf8')
+const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/x12/${name}`, import.meta.url), 'utf8')
 const OPTIONS = { controlNumber: 900, groupControlNumber: 77, at: new Date('2026-11-25T17:40:00Z') }
 const FIRST_SUBSCRIBER = '01a213b2-dc94-7139-a76f-bbd8e7690d39'
 const SECOND_SUBSCRIBER = '01a213b2-dc95-7083-9b58-7d56ac454f2a'

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { AcknowledgementParseError, parseAcknowledgement, type AcknowledgementInterchange } from './index.js'
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../../shared/fixtures/x12/${name}`, import.meta.url), 'utf8')
+const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/x12/${name}`, import.meta.url), 'utf8')
 const SAMPLES = ['full-accepted', 'change-accepted', 'full-member-element-errors', 'full-required-segment-missing'] as const
 
 /** ST02 and GS06 of an 834 as written (one group, one set in every sample). */
