@@ -279,7 +279,7 @@ export interface CoverageSpansTable {
 export interface CarrierViewBatchesTable {
   file_delivery_id: string
   seq: number
-  /** JSON text: an array of StagedView (carrier-delivery/carrier-view-staging.ts). */
+  /** JSON text: an array of staged views, {m, s, r, d} (carrier-delivery/carrier-view-staging.ts, StagedViews). */
   views: string
 }
 
