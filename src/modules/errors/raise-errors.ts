@@ -36,6 +36,11 @@ export interface FoundDiscrepancy {
   assignee?: Party
   transactionIds?: readonly string[]
   /**
+   * A message of the check's own instead of the catalogue's (file_validation: one standard message
+   * per 999 code, edi-834.findings.ts). Never a value: messages reach webhooks and both parties.
+   */
+  message?: string
+  /**
    * What tells this discrepancy apart from others of the same parameter, member and plan: a
    * carrier-only member (no platform member id) is identified by the carrier's id or name.
    */
@@ -76,7 +81,7 @@ async function lockByDedupeKeys(tx: Transaction<Database>, coveragePeriodId: str
 function valuesOf(context: CheckContext, found: FoundDiscrepancy) {
   const catalogue = discrepancyMessage(found.parameter, found.kind)
   return {
-    message: catalogue.message,
+    message: found.message ?? catalogue.message,
     severity: found.severity ?? catalogue.severity,
     assignee: found.assignee ?? catalogue.assignee,
     discrepancy_kind: found.kind,
