@@ -294,3 +294,70 @@ describe('Edi834Roster refusals', () => {
     expect(() => roster.apply(bare)).toThrow(expect.objectContaining({ code: 'coverage_not_found' }))
   })
 })
+
+describe('Edi834Roster members already read, and kept elsewhere', () => {
+  const pcp = { npi: '1234567893', first_name: 'Grace', last_name: 'Hopper', organization_name: null }
+  const family = () => [
+    subscriber({ coverages: [medical({ primaryCareProvider: pcp }), dental()] }),
+    spouse({ coverages: [medical(), dental()] }),
+    child({ coverages: [medical(), dental()] }),
+  ]
+  const change = () => [
+    unchanged({ lastName: 'Moss', coverages: [dental({ maintenance: 'termination', endDate: '2025-03-31' })] }),
+    testMember({ relationship: 'child', subscriberIdentifier: 'EMP-1', memberId: 'c2', maintenance: 'addition', reason: 'birth', coverages: [medical({ startDate: '2025-04-10' })] }),
+  ]
+
+  it('when members already read are applied, then the roster is the one their file would give, and the answer names the members touched', async () => {
+    const fromFiles = Edi834Roster.from(await file('replace', family()), await file('change', change()))
+    const fromMembers = new Edi834Roster()
+    expect(fromMembers.applyMembers('replace', 'full-1', family())).toEqual({ action: 'replace', memberIds: ['s1', 'sp1', 'c1'] })
+    expect(fromMembers.applyMembers('change', 'change-1', change())).toEqual({ action: 'change', memberIds: ['s1', 'c2'] })
+    expect(fromMembers.members()).toEqual(fromFiles.members())
+    expect(fromMembers.applyMembers('verify', 'audit-1', family())).toEqual({ action: 'verify', memberIds: [] })
+    expect(fromMembers.members()).toEqual(fromFiles.members())
+  })
+
+  it('when a file is applied, then apply answers what applyMembers answers', async () => {
+    const roster = new Edi834Roster()
+    expect(roster.apply(await file('replace', family()))).toEqual({ action: 'replace', memberIds: ['s1', 'sp1', 'c1'] })
+    expect(roster.apply(await file('change', change()))).toEqual({ action: 'change', memberIds: ['s1', 'c2'] })
+    expect(Edi834Roster.memberIdsOf([...change(), unchanged()])).toEqual(['s1', 'c2'])
+  })
+
+  it('when a roster is kept as JSON records and read back with only the members a change names, then applying the change gives those members as on the whole roster', async () => {
+    const whole = Edi834Roster.from(await file('replace', family()))
+    const kept = new Map(whole.members().map((m) => [m.memberId, JSON.parse(JSON.stringify(m))]))
+    const text = await file('change', change())
+    const applied = whole.apply(text)
+    const named = Edi834Roster.memberIdsOf(change()).flatMap((id) => (kept.has(id) ? [kept.get(id)] : []))
+    const partial = Edi834Roster.fromMembers(named)
+    expect(partial.apply(text)).toEqual(applied)
+    for (const id of applied.memberIds) expect(partial.member(id)).toEqual(whole.member(id))
+    // Members the change did not name are not in the partial roster, and unchanged in the whole.
+    expect(partial.member('sp1')).toBeUndefined()
+    expect(whole.member('sp1')).toEqual(kept.get('sp1'))
+  })
+
+  it('when a coverage is added with a PCP, then the roster holds it and shows it on every date it is in force; without one, the key is absent', async () => {
+    const roster = Edi834Roster.from(await file('replace', family()))
+    expect(roster.member('s1')?.coverages.find((c) => c.line === 'HLT')?.primaryCareProvider).toEqual(pcp)
+    expect(roster.onDate('2025-02-01').find((m) => m.memberId === 's1')?.coverages.find((c) => c.line === 'HLT')).toMatchObject({ primaryCareProvider: pcp })
+    expect(roster.member('sp1')?.coverages.every((c) => !('primaryCareProvider' in c))).toBe(true)
+  })
+
+  it('when a roster is read back from records holding a member twice, then it is refused with duplicate_member', async () => {
+    expect(Edi834Roster.fromMembers([]).members()).toEqual([])
+    const [first] = (await installed()).members()
+    expect(() => Edi834Roster.fromMembers([first!, first!])).toThrow(expect.objectContaining({ code: 'duplicate_member' }))
+  })
+
+  it('when a member read back is changed by the caller, then the roster keeps what it was given', async () => {
+    const address = { address_line_1: '1 Elm St', city: 'Springfield', state: 'IL', zip: '62704' }
+    const records = Edi834Roster.from(await file('replace', [subscriber({ residentialAddress: address, coverages: [medical()] })])).members()
+    const roster = Edi834Roster.fromMembers(records)
+    records[0]!.coverages[0]!.endDate = '2025-01-31'
+    records[0]!.residentialAddress!.city = 'Elsewhere'
+    expect(roster.member('s1')?.coverages[0]?.endDate).toBeNull()
+    expect(roster.member('s1')?.residentialAddress?.city).toBe('Springfield')
+  })
+})

@@ -1,6 +1,6 @@
 import { lineCodeOfProduct } from './edi-834.codes.js'
 import { Edi834RosterError } from './edi-834.errors.js'
-import type { Edi834Coverage, Edi834Member } from './edi-834.model.js'
+import type { Edi834Coverage, Edi834Member, Edi834Provider, FileAction } from './edi-834.model.js'
 import { parse834 } from './edi-834.parse.js'
 
 export { Edi834RosterError, type Edi834RosterErrorCode } from './edi-834.errors.js'
@@ -36,6 +36,11 @@ export interface RosterCoverage {
    * `startDate` (the addition), later ones from HD*001 changes dated by DTP*303.
    */
   terms: { from: string; coverageLevel: CoverageLevel; volume: number | null }[]
+  /**
+   * Loop 2310 of the loop that added (or reinstated) it, or of a later loop that named one. Absent,
+   * not null, when none was sent: a roster read back compares equal to one that never knew PCPs.
+   */
+  primaryCareProvider?: Edi834Provider
 }
 
 /** A member as the carrier holds it: the demographics of the last loop sent for it, and its coverages. */
@@ -70,6 +75,14 @@ export interface RosterMember {
   coverages: RosterCoverage[]
 }
 
+/** What applying one file did. */
+export interface RosterApplied {
+  /** BGN08 of the file: a 'replace' made the roster exactly `memberIds`; a 'verify' changed nothing. */
+  action: FileAction
+  /** The members the file touched (whose record may have changed), in file order without repeats. */
+  memberIds: string[]
+}
+
 /** A coverage in force on one date, with the level and volume of that date. */
 export interface RosterCoverageInForce {
   line: string
@@ -79,6 +92,8 @@ export interface RosterCoverageInForce {
   volume: number | null
   startDate: string
   endDate: string | null
+  /** As on RosterCoverage: absent when none was sent. */
+  primaryCareProvider?: Edi834Provider
 }
 
 export interface RosterMemberInForce {
@@ -146,6 +161,11 @@ function inForce(coverage: RosterCoverage, date: string): boolean {
  *   coverages named, it does not guess "all of them".
  * A full file (BGN08 RX) replaces the roster with its members, every HD loop an addition. A
  * verification file (BGN08 4, audit) changes nothing and is ignored.
+ *
+ * The same rules apply to members already read (`applyMembers`: an API carrier's JSON document
+ * of Edi834Member records), and a roster can be kept elsewhere and brought back (`fromMembers`,
+ * `members`): a change touches only the members it names, so a keeper may load just those
+ * (`Edi834Roster.memberIdsOf`), apply, and write back the members the answer lists.
  */
 export class Edi834Roster {
   private roster = new Map<string, RosterMember>()
@@ -157,12 +177,39 @@ export class Edi834Roster {
     return roster
   }
 
+  /** A roster holding these members as they are (records from `members()`, kept and read back). */
+  static fromMembers(members: Iterable<RosterMember>): Edi834Roster {
+    const roster = new Edi834Roster()
+    for (const member of members) {
+      if (roster.roster.has(member.memberId)) throw new Edi834RosterError('duplicate_member', `member ${member.memberId} is held twice`)
+      roster.roster.set(member.memberId, copy(member))
+    }
+    return roster
+  }
+
+  /**
+   * The member ids a file of these members names, in file order without repeats: what applying
+   * it may change (for a full file, what the roster becomes; the members it drops are the rest).
+   */
+  static memberIdsOf(members: readonly Pick<Edi834Member, 'memberId'>[]): string[] {
+    return [...new Set(members.map((m) => m.memberId))]
+  }
+
   /** Applies one file (see the class comment); throws before changing anything when it cannot apply. */
-  apply(x12Text: string): void {
+  apply(x12Text: string): RosterApplied {
     const { header, members } = parse834(x12Text)
-    if (header.action === 'verify') return
-    const ref = header.reference
-    if (header.action === 'replace') {
+    return this.applyMembers(header.action, header.reference, members)
+  }
+
+  /**
+   * Applies a file's members already read, with the rules of the class comment: `action` is
+   * BGN08's (replace for a full file), `reference` names the file in errors. Throws before
+   * changing anything when it cannot apply.
+   */
+  applyMembers(action: FileAction, reference: string, members: readonly Edi834Member[]): RosterApplied {
+    const ref = reference
+    if (action === 'verify') return { action, memberIds: [] }
+    if (action === 'replace') {
       const next = new Map<string, RosterMember>()
       for (const m of members) {
         const id = memberIdOf(m, ref)
@@ -172,21 +219,23 @@ export class Edi834Roster {
         next.set(id, member)
       }
       this.roster = next
-      return
+      return { action, memberIds: [...next.keys()] }
     }
-    // Applied to a copy: a file that throws halfway leaves the roster as it was.
-    const next = new Map([...this.roster].map(([id, member]) => [id, copy(member)]))
+    // Applied to copies of the members it names: a file that throws halfway leaves the roster as it was.
+    const changed = new Map<string, RosterMember>()
     for (const m of members) {
       const id = memberIdOf(m, ref)
-      const known = next.get(id)
-      const member: RosterMember = { ...demographicsOf(m), coverages: known ? known.coverages : [] }
-      next.set(id, member)
+      const known = changed.get(id) ?? this.roster.get(id)
+      const coverages = known ? (changed.has(id) ? known.coverages : copy(known).coverages) : []
+      const member: RosterMember = { ...demographicsOf(m), coverages }
+      changed.set(id, member)
       if (m.coverages.length === 0 && (m.maintenance === 'termination' || m.maintenance === 'reinstatement')) {
         throw new Edi834RosterError('coverage_not_found', `file ${ref}: member ${id} has INS03 ${m.maintenance} but no HD loop naming a coverage`)
       }
       for (const c of m.coverages) applyCoverage(member, m, c, ref)
     }
-    this.roster = next
+    for (const [id, member] of changed) this.roster.set(id, member)
+    return { action, memberIds: [...changed.keys()] }
   }
 
   /** Every member the carrier holds (also those with no coverage left), in the order first sent. */
@@ -211,7 +260,9 @@ export class Edi834Roster {
         .filter((c) => inForce(c, date))
         .map((c) => {
           const term = termOn(c, date)
-          return { line: c.line, planCode: c.planCode, benefitStatus: c.benefitStatus, coverageLevel: term.coverageLevel, volume: term.volume, startDate: c.startDate, endDate: c.endDate }
+          const held: RosterCoverageInForce = { line: c.line, planCode: c.planCode, benefitStatus: c.benefitStatus, coverageLevel: term.coverageLevel, volume: term.volume, startDate: c.startDate, endDate: c.endDate }
+          if (c.primaryCareProvider) held.primaryCareProvider = { ...c.primaryCareProvider }
+          return held
         })
       if (coverages.length > 0) out.push({ memberId: member.memberId, coverages })
     }
@@ -221,7 +272,16 @@ export class Edi834Roster {
 
 /** Callers get copies: what they change never changes what the carrier holds. */
 function copy(m: RosterMember): RosterMember {
-  return { ...m, coverages: m.coverages.map((c) => ({ ...c, terms: c.terms.map((t) => ({ ...t })) })) }
+  return {
+    ...m,
+    residentialAddress: m.residentialAddress && { ...m.residentialAddress },
+    mailingAddress: m.mailingAddress && { ...m.mailingAddress },
+    coverages: m.coverages.map((c) => {
+      const held: RosterCoverage = { ...c, terms: c.terms.map((t) => ({ ...t })) }
+      if (c.primaryCareProvider) held.primaryCareProvider = { ...c.primaryCareProvider }
+      return held
+    }),
+  }
 }
 
 function memberIdOf(m: Edi834Member, ref: string): string {
@@ -245,14 +305,16 @@ function addCoverage(member: RosterMember, m: Edi834Member, c: Edi834Coverage, r
     throw new Edi834RosterError('double_addition', `file ${ref}: ${coverageName(member, line, planCode, c.startDate)} is added twice`)
   }
   if (c.endDate !== null && c.endDate < c.startDate) return // never effective: nothing to hold
-  member.coverages.push({
+  const added: RosterCoverage = {
     line,
     planCode,
     startDate: c.startDate,
     endDate: c.endDate,
     benefitStatus: m.benefitStatus,
     terms: [{ from: c.startDate, coverageLevel: c.coverageLevel, volume: c.volume }],
-  })
+  }
+  if (c.primaryCareProvider) added.primaryCareProvider = { ...c.primaryCareProvider }
+  member.coverages.push(added)
   member.coverages.sort(byCoverage)
 }
 
@@ -267,6 +329,8 @@ function applyCoverage(member: RosterMember, m: Edi834Member, c: Edi834Coverage,
   // coverage again from DTP*348, as an addition would.
   if (!held && c.maintenance === 'reinstatement') return addCoverage(member, m, c, ref)
   if (!held) throw new Edi834RosterError('coverage_not_found', `file ${ref}: ${what} has HD01 ${c.maintenance} but the carrier was never sent that coverage`)
+  // A loop that names a PCP (a reinstatement, or a change that sends one) replaces the one held.
+  if (c.primaryCareProvider) held.primaryCareProvider = { ...c.primaryCareProvider }
   switch (c.maintenance) {
     case 'termination':
       if (c.endDate === null) throw new Edi834RosterError('missing_date', `file ${ref}: ${what} is terminated without DTP*349`)
