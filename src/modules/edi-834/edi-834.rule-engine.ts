@@ -45,9 +45,23 @@ export type ElementErrorCode = '1' | '2' | '4' | '5' | '6' | '7' | '8' | '9' | '
 
 export type Usage = 'required' | 'situational'
 
+/** Dates checked so far: a file of 125,000 members holds some 600,000 dates of a few thousand values. */
+const validD8 = new Map<string, boolean>()
+const D8_CACHE_LIMIT = 50_000
+
+function isValidD8Cached(value: string): boolean {
+  let valid = validD8.get(value)
+  if (valid === undefined) {
+    valid = isValidD8(value)
+    if (validD8.size >= D8_CACHE_LIMIT) validD8.clear()
+    validD8.set(value, valid)
+  }
+  return valid
+}
+
 /** Named value formats; messages never echo the value of a formatted (possibly personal) element. */
 export const FORMATS = {
-  date8: { test: isValidD8, describe: 'a CCYYMMDD date', code: '8' },
+  date8: { test: isValidD8Cached, describe: 'a CCYYMMDD date', code: '8' },
   dateRange8: { test: (v: string) => /^\d{8}-\d{8}$/.test(v) && isValidD8(v.slice(0, 8)) && isValidD8(v.slice(9)), describe: 'a CCYYMMDD-CCYYMMDD range', code: '8' },
   date6: { test: (v: string) => /^\d{6}$/.test(v) && isValidD8(`20${v}`), describe: 'a YYMMDD date', code: '8' },
   time4: { test: (v: string) => /^([01]\d|2[0-3])[0-5]\d$/.test(v), describe: 'an HHMM time', code: '9' },
@@ -104,33 +118,49 @@ function label(id: string, n: number): string {
   return `${id}${String(n).padStart(2, '0')}`
 }
 
+function reportElement(token: X12Token, n: number, out: Edi834Problem[], loop: string | undefined, elementCode: ElementErrorCode, message: string): void {
+  // The label is made only here: a file of 125,000 members checks millions of valid elements.
+  const element = label(token.id, n)
+  out.push({ position: token.position, segment: token.id, element, ...(loop ? { loop } : {}), message: `${element} ${message}`, segmentCode: '8', elementCode })
+}
+
 function checkElement(token: X12Token, n: number, rule: ElementRule, out: Edi834Problem[], loop?: string): void {
   const value = el(token, n)
-  const element = label(token.id, n)
-  const report = (elementCode: ElementErrorCode, message: string): void => {
-    out.push({ position: token.position, segment: token.id, element, ...(loop ? { loop } : {}), message: `${element} ${message}`, segmentCode: '8', elementCode })
-  }
   if (value === '') {
-    if (rule.usage === 'required') report('1', 'is required')
+    if (rule.usage === 'required') reportElement(token, n, out, loop, '1', 'is required')
     return
   }
-  if (rule.usage === 'not_used') return report('I10', 'is not used here')
+  if (rule.usage === 'not_used') return reportElement(token, n, out, loop, 'I10', 'is not used here')
   // Codes are not personal data, so they may be echoed; other values never are.
-  if (rule.codes && !rule.codes.includes(value)) return report('7', `'${value}' is not one of ${rule.codes.join(', ')}`)
-  if (rule.format && !FORMATS[rule.format].test(value)) return report(FORMATS[rule.format].code, `is not ${FORMATS[rule.format].describe}`)
-  if (rule.min !== undefined && value.length < rule.min) return report('4', `is shorter than ${rule.min} characters`)
-  if (rule.max !== undefined && value.length > rule.max) return report('5', `is longer than ${rule.max} characters`)
+  if (rule.codes && !rule.codes.includes(value)) return reportElement(token, n, out, loop, '7', `'${value}' is not one of ${rule.codes.join(', ')}`)
+  if (rule.format && !FORMATS[rule.format].test(value)) return reportElement(token, n, out, loop, FORMATS[rule.format].code, `is not ${FORMATS[rule.format].describe}`)
+  if (rule.min !== undefined && value.length < rule.min) return reportElement(token, n, out, loop, '4', `is shorter than ${rule.min} characters`)
+  if (rule.max !== undefined && value.length > rule.max) return reportElement(token, n, out, loop, '5', `is longer than ${rule.max} characters`)
+}
+
+/** Each segment rule's element rules as [position, rule] pairs, listed once (a rule table is static). */
+const ELEMENT_LISTS = new WeakMap<SegmentRule, readonly (readonly [number, ElementRule])[]>()
+
+function elementList(rule: SegmentRule): readonly (readonly [number, ElementRule])[] {
+  let list = ELEMENT_LISTS.get(rule)
+  if (!list) {
+    list = Object.entries(rule.elements).map(([n, elementRule]) => [Number(n), elementRule] as const)
+    ELEMENT_LISTS.set(rule, list)
+  }
+  return list
 }
 
 /** Element rules and conditions of one segment. */
 export function checkSegment(token: X12Token, rule: SegmentRule, out: Edi834Problem[], loop?: string): void {
-  for (const [n, elementRule] of Object.entries(rule.elements)) checkElement(token, Number(n), elementRule, out, loop)
-  for (const condition of rule.conditions ?? []) {
+  for (const [n, elementRule] of elementList(rule)) checkElement(token, n, elementRule, out, loop)
+  if (!rule.conditions) return
+  for (const condition of rule.conditions) {
     if (condition.when.in.includes(el(token, condition.when.element))) {
-      const { element, ...then } = condition.then
       const before = out.length
-      checkElement(token, element, then, out, loop)
-      for (const problem of out.slice(before)) {
+      // condition.then is an ElementRule with one key more (`element`), which checkElement ignores.
+      checkElement(token, condition.then.element, condition.then, out, loop)
+      for (let i = before; i < out.length; i++) {
+        const problem = out[i]!
         problem.message += ` when ${label(token.id, condition.when.element)} is ${el(token, condition.when.element)}`
         // Required only because of another element: X12 calls that a conditional element.
         if (problem.elementCode === '1') problem.elementCode = '2'
@@ -154,6 +184,12 @@ function findChild(frame: Frame, token: X12Token): number {
   const { children } = frame.loop
   for (let j = Math.max(frame.at, 1); j < children.length; j++) if (matches(children[j] as SegmentRule | LoopRule, token)) return j
   return -1
+}
+
+/** Whether an enclosing loop takes `token` (a plain loop: this runs for every loop a member closes). */
+function endsRepeat(parents: readonly Frame[], token: X12Token): boolean {
+  for (let i = 0; i < parents.length; i++) if (findChild(parents[i]!, token) >= 0) return true
+  return false
 }
 
 function describe(rule: SegmentRule | LoopRule): string {
@@ -186,7 +222,7 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
     const j = findChild(frame, token)
     if (j < 0) {
       // An enclosing loop's later child (or a repeat of this loop) ends this repeat.
-      if (parents.some((parent) => findChild(parent, token) >= 0)) break
+      if (endsRepeat(parents, token)) break
       out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${token.id}${token.elements[0] ? `*${token.elements[0]}` : ''} is not expected here in loop ${loop.id}`, segmentCode: '2' })
       cursor.pos++
       continue

@@ -142,7 +142,8 @@ const loop2700 = loop('2700', 'Additional Reporting Categories', S, 1, [
   seg('LE', 'Additional Reporting Categories Loop Termination', R, 1, { 1: { usage: R, codes: ['2700'] } }),
 ])
 
-const loop2000 = loop('2000', 'Member Level Detail', R, UNBOUNDED, [
+/** Loop 2000, one member: the check before a file is sent walks each member against it (edi-834.member-check.ts). */
+export const LOOP_2000 = loop('2000', 'Member Level Detail', R, UNBOUNDED, [
   seg('INS', 'Member Level Detail', R, 1, {
     1: { usage: R, codes: ['Y', 'N'] }, 2: { usage: R, codes: RELATIONSHIP_CODES }, 3: { usage: R, codes: ['001', '021', '024', '025', '030'] },
     4: { codes: MAINTENANCE_REASON_CODES }, 5: { usage: R, codes: ['A', 'C', 'S', 'T'] }, 7: { codes: COBRA_QUALIFYING_EVENT_CODES },
@@ -181,7 +182,7 @@ export const TRANSACTION_834: LoopRule = loop('ST', 'Benefit Enrollment and Main
     seg('N1', 'TPA/Broker Name', S, 1, { 2: { max: 60 }, 3: { usage: R, codes: ['94', 'FI', 'XV'] }, 4: { usage: R, max: 80 } }, qualifier('BO', 'TV')),
     seg('ACT', 'TPA/Broker Account Information', S, 1, { 1: { usage: R, max: 35 } }),
   ]),
-  loop2000,
+  LOOP_2000,
   seg('SE', 'Transaction Set Trailer', R, 1, { 1: { usage: R, format: 'count' }, 2: { usage: R } }),
 ])
 
@@ -231,7 +232,7 @@ export const DATA_ELEMENT_NUMBERS: Readonly<Record<string, readonly number[]>> =
 }
 
 /** Fills `dataElement` of element problems from DATA_ELEMENT_NUMBERS (the engine knows no dictionary). */
-function addDataElementNumbers(problems: Edi834Problem[]): void {
+export function addDataElementNumbers(problems: Edi834Problem[]): void {
   for (const problem of problems) {
     if (!problem.element || !problem.elementCode) continue
     const position = Number(problem.element.slice(problem.segment.length))

@@ -1,7 +1,16 @@
 import { controlNumbers, envelopeSegments, headerSegments, memberSegments } from './edi-834.build.js'
 import { Edi834WriteError } from './edi-834.errors.js'
 import type { Edi834Envelope, Edi834Header, Edi834Member } from './edi-834.model.js'
-import { serializeSegment } from './x12-segments.js'
+import { serializeSegment, type X12Segment } from './x12-segments.js'
+
+export interface Write834Options {
+  /**
+   * A member's loop 2000 segments when the caller built them already (the check before a file is
+   * sent builds each member's segments to walk them: the writer reuses them instead of building
+   * them twice). Default: memberSegments.
+   */
+  segmentsOf?: (member: Edi834Member) => readonly X12Segment[]
+}
 
 /** Members' text is handed out in chunks of about this size: few enough yields, small enough memory. */
 const BATCH_CHARS = 64 * 1024
@@ -21,7 +30,9 @@ export async function* write834(
   envelope: Edi834Envelope,
   header: Edi834Header,
   members: Iterable<Edi834Member> | AsyncIterable<Edi834Member>,
+  options: Write834Options = {},
 ): AsyncGenerator<string, void, undefined> {
+  const segmentsOf = options.segmentsOf ?? memberSegments
   const control = controlNumbers(envelope)
   const { isa, gs, st } = envelopeSegments(envelope, control)
   const head = [st, ...headerSegments(header, envelope.createdAt)]
@@ -56,7 +67,7 @@ export async function* write834(
     // Only a change file needs to remember the families already written (a full file's 50,000
     // identifiers would stay alive to the end for nothing).
     if (!subscriberRequired) families.add(family)
-    const segments = memberSegments(member)
+    const segments = segmentsOf(member)
     segmentCount += segments.length
     for (const seg of segments) batch += serializeSegment(seg)
     if (batch.length >= BATCH_CHARS) {
@@ -85,8 +96,9 @@ export async function write834ToString(
   envelope: Edi834Envelope,
   header: Edi834Header,
   members: Iterable<Edi834Member> | AsyncIterable<Edi834Member>,
+  options: Write834Options = {},
 ): Promise<string> {
   let text = ''
-  for await (const chunk of write834(envelope, header, members)) text += chunk
+  for await (const chunk of write834(envelope, header, members, options)) text += chunk
   return text
 }
