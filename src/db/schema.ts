@@ -468,17 +468,31 @@ export interface FileDeliveriesTable {
 
 export type AcknowledgementStatus = 'awaited' | 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | 'overdue'
 
-/** A TA1 or 999 received for a file delivery (migrations/0010_acknowledgements.sql). */
+/**
+ * A TA1 or 999 a carrier sent (migrations/0010_acknowledgements.sql, 0011_acknowledgements_inbound.sql):
+ * matched to its delivery, or kept unmatched or malformed with the problem (never dropped).
+ */
 export interface AcknowledgementsTable {
   id: string
-  account_id: string
-  file_delivery_id: string
-  kind: 'ta1' | '999'
+  /** The delivery's account; null until matched. */
+  account_id: string | null
+  file_delivery_id: string | null
+  carrier_name: string
+  /** The inbound file's name, when it came as a file. */
+  file_name: ColumnType<string | null, string | null | undefined, string | null>
+  outcome: ColumnType<'matched' | 'unmatched' | 'malformed', 'matched' | 'unmatched' | 'malformed' | undefined, 'matched' | 'unmatched' | 'malformed'>
+  /** Why unmatched or malformed: control numbers, segments and positions, never member data. */
+  problem: ColumnType<string | null, string | null | undefined, string | null>
+  /** Null when malformed. */
+  kind: 'ta1' | '999' | null
   raw: string
-  /** The parsed AcknowledgementInterchange (x12-ack.model.ts), as JSON. */
-  model: Json<unknown>
-  status: 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected'
-  source: 'operator'
+  /** SHA-256 of raw (hex): one row per carrier and text. Null only on copies stored before 0011. */
+  raw_sha256: ColumnType<string | null, string | null | undefined, string | null>
+  /** The parsed AcknowledgementInterchange (x12-ack.model.ts), as JSON; null when malformed. */
+  model: ColumnType<unknown, string | null, string | null>
+  /** Null when malformed. */
+  status: 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | null
+  source: 'operator' | 'inbound' | 'sandbox'
   received_at: Timestamp
 }
 

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { httpError } from '../../http/problem.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import {
@@ -8,6 +9,8 @@ import {
   AcknowledgementBody,
   AcknowledgementList,
   AcknowledgementResponse,
+  ReceivedAcknowledgementList,
+  ReceivedAcknowledgementsQuery,
 } from './acknowledgements.schema.js'
 import type { AcknowledgementsService } from './acknowledgements.service.js'
 
@@ -17,6 +20,37 @@ import type { AcknowledgementsService } from './acknowledgements.service.js'
  */
 export function acknowledgementsRoutes(app: App, acknowledgements: AcknowledgementsService): void {
   const tags = ['Carrier delivery']
+
+  app.get(
+    '/acknowledgements',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'listAcknowledgements',
+        summary: 'List every acknowledgement received (operators)',
+        description:
+          'Every TA1 and 999 received from carriers, newest first, whichever way it came (posted by an operator, picked up ' +
+          "from a carrier's inbound directory or SFTP path, answered by a sandbox carrier) and whatever it turned out to be: " +
+          '`matched` to the 834 file it answers, `unmatched` (readable, but no sent 834 file of that carrier has its control ' +
+          'numbers) or `malformed` (not a readable TA1 or 999); `problem` says why. None is dropped: filter on ' +
+          '`outcome=unmatched` or `outcome=malformed` to find those that need a person. Includes `raw`, which may copy member ' +
+          'data back, so the answer carries `Cache-Control: no-store`.',
+        tags: ['Operator', ...tags],
+        querystring: ReceivedAcknowledgementsQuery,
+        response: { 200: ReceivedAcknowledgementList, ...problemResponses('forbidden', 'validation_failed') },
+      },
+    },
+    async (request, reply) => {
+      const pageReq = pageRequest(request.query)
+      const { items, total } = await acknowledgements.listReceived(
+        { outcome: request.query.outcome, carrierName: request.query.carrier_name, source: request.query.source },
+        pageReq,
+      )
+      setPaginationHeaders(request, reply, pageReq, total)
+      reply.header('Cache-Control', 'no-store')
+      return { acknowledgements: items }
+    },
+  )
 
   app.register(async (scope: App) => {
     for (const mediaType of ACKNOWLEDGEMENT_MEDIA_TYPES) {
@@ -46,9 +80,11 @@ export function acknowledgementsRoutes(app: App, acknowledgements: Acknowledgeme
             "delivery: every TA1-01 its ISA13, every AK1-02 its GS06 (the same number) and every AK2-02 its ST02 (that number on four " +
             'digits); otherwise 422 acknowledgement_not_for_this_delivery names the number that differs, and nothing is stored. ' +
             'Text that is not a readable TA1 or 999: 422 acknowledgement_malformed. An API submission, or an 834 file not sent yet: ' +
-            "409 acknowledgement_not_expected. The acknowledgement is stored and sets the delivery's acknowledgement_status: " +
+            "409 acknowledgement_not_expected. The acknowledgement is stored (201) and sets the delivery's acknowledgement_status: " +
             "`rejected` once a TA1 rejects the interchange, otherwise the latest 999's verdict (AK9-01); a TA1 alone that accepts " +
-            'leaves it `awaited`. The answer includes `raw`: acknowledgements may copy member data back (IK4-04, CTX), so it carries ' +
+            'leaves it `awaited`; a 999 resolves the error an `overdue` delivery raised. The same text received before from this ' +
+            'carrier (posted, or picked up from its inbound directory) is not stored twice: 200 answers the acknowledgement stored ' +
+            'then (one kept unmatched is linked to this delivery now). The answer includes `raw`: acknowledgements may copy member data back (IK4-04, CTX), so it carries ' +
             '`Cache-Control: no-store`.',
           tags: ['Operator', ...tags],
           params: IdParams,
@@ -56,6 +92,7 @@ export function acknowledgementsRoutes(app: App, acknowledgements: Acknowledgeme
           body: AcknowledgementBody,
           response: {
             201: AcknowledgementResponse,
+            200: { ...AcknowledgementResponse, description: 'The same text from this carrier was received before: the acknowledgement stored then' },
             ...problemResponses(
               'forbidden',
               'validation_failed',
@@ -70,9 +107,9 @@ export function acknowledgementsRoutes(app: App, acknowledgements: Acknowledgeme
         },
       },
       async (request, reply) => {
-        const acknowledgement = await acknowledgements.post(requireActor(request), request.params.id, request.body)
+        const { acknowledgement, created } = await acknowledgements.post(requireActor(request), request.params.id, request.body)
         reply.header('Cache-Control', 'no-store')
-        return reply.code(201).send({ acknowledgement })
+        return reply.code(created ? 201 : 200).send({ acknowledgement })
       },
     )
 

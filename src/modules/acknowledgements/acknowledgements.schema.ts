@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.js'
+import { Nullable, PaginationQuery, Timestamp, Uuid } from '../../http/schemas.js'
 
 // ---- Acknowledgements (TA1 and 999) received for a file delivery: api-contract.md section 10 ----
 // The model mirrors x12-ack.model.ts; like it, it holds codes, positions and control numbers only.
@@ -73,6 +73,12 @@ const Ta1 = Type.Object(
   { additionalProperties: false },
 )
 
+const AcknowledgementSourceSchema = Type.Enum(['operator', 'inbound', 'sandbox'], {
+  description:
+    '`operator`: posted through POST /file_deliveries/{id}/acknowledgements; `inbound`: picked up from the carrier\'s inbound ' +
+    'directory or SFTP path; `sandbox`: answered by a sandbox carrier',
+})
+
 export const AcknowledgementSchema = Type.Object(
   {
     id: Uuid,
@@ -81,7 +87,7 @@ export const AcknowledgementSchema = Type.Object(
     status: Type.Enum(['accepted', 'accepted_with_errors', 'partially_accepted', 'rejected'], {
       description: "What it says: the 999's AK9-01, or the TA1's TA1-04; `rejected` whenever a TA1 in it rejects the interchange",
     }),
-    source: Type.Enum(['operator'], { description: '`operator`: posted through POST /file_deliveries/{id}/acknowledgements' }),
+    source: AcknowledgementSourceSchema,
     received_at: Timestamp,
     carrier_control_number: Type.String({ description: "ISA13 of the acknowledgement's own interchange (the carrier's number)" }),
     ta1s: Type.Array(Ta1),
@@ -141,3 +147,67 @@ export const AcknowledgementBody = Type.String({
 export const ACKNOWLEDGEMENT_MEDIA_TYPES = ['application/edi-x12', 'text/plain'] as const
 /** An acknowledgement of an 834 is small (a 999 of a file with every member in error stays well under this). */
 export const ACKNOWLEDGEMENT_BODY_LIMIT = 5 * 1024 * 1024
+
+const AckKind = Type.Enum(['ta1', '999'])
+const AckStatus = Type.Enum(['accepted', 'accepted_with_errors', 'partially_accepted', 'rejected'])
+
+/**
+ * Any acknowledgement received, as the operators' report lists it: matched to its delivery, or
+ * kept unmatched or malformed with the problem (GET /acknowledgements).
+ */
+export const ReceivedAcknowledgementSchema = Type.Object(
+  {
+    id: Uuid,
+    outcome: Type.Enum(['matched', 'unmatched', 'malformed'], {
+      description:
+        '`matched`: linked to the 834 file it answers; `unmatched`: readable, but no sent 834 file of the carrier has its control ' +
+        'numbers; `malformed`: not a readable TA1 or 999',
+    }),
+    problem: Nullable(Type.String({ description: 'Why it is unmatched or malformed (control numbers, segments and positions); null when matched' })),
+    carrier_name: Type.String(),
+    file_name: Nullable(Type.String({ description: "The inbound file's name, when it came as a file" })),
+    file_delivery_id: Nullable({ ...Uuid, description: 'The 834 file it answers; null unless matched' }),
+    kind: Nullable({ ...AckKind, description: '`ta1` or `999`; null when malformed' }),
+    status: Nullable({ ...AckStatus, description: 'What it says (as on GET /file_deliveries/{id}/acknowledgements); null when malformed' }),
+    source: AcknowledgementSourceSchema,
+    received_at: Timestamp,
+    carrier_control_number: Nullable(Type.String({ description: "ISA13 of the acknowledgement's own interchange; null when malformed" })),
+    ta1s: Type.Array(Ta1, { description: 'Empty when malformed' }),
+    functional_groups: Type.Array(GroupAck, { description: 'Empty when malformed' }),
+    raw: Type.String({ description: 'The X12 text as received (it may copy member data back, in IK4-04 and CTX)' }),
+  },
+  { additionalProperties: false },
+)
+export type ReceivedAcknowledgement = Static<typeof ReceivedAcknowledgementSchema>
+
+export const ReceivedAcknowledgementList = Type.Object(
+  { acknowledgements: Type.Array(ReceivedAcknowledgementSchema) },
+  {
+    description: 'One page of acknowledgements received, newest first',
+    examples: [
+      {
+        acknowledgements: [
+          {
+            ...acknowledgementExample,
+            outcome: 'unmatched',
+            problem: 'No sent 834 file of carrier aetna has interchange control number 42 (AK1-02)',
+            carrier_name: 'aetna',
+            file_name: '999_20261122_0931.x12',
+            file_delivery_id: null,
+            source: 'inbound',
+          },
+        ],
+      },
+    ],
+  },
+)
+
+export const ReceivedAcknowledgementsQuery = Type.Object(
+  {
+    ...PaginationQuery.properties,
+    outcome: Type.Optional(Type.Enum(['matched', 'unmatched', 'malformed'])),
+    carrier_name: Type.Optional(Type.String({ maxLength: 100 })),
+    source: Type.Optional(Type.Enum(['operator', 'inbound', 'sandbox'])),
+  },
+  { additionalProperties: false },
+)

@@ -1,12 +1,23 @@
 /**
  * The acknowledgements module's front door: reading the TA1 and 999 a carrier answers to an 834,
  * building the ones the sandbox carrier answers, and locating a 999 finding in the 834 we sent.
- * Acknowledgements posted by operators are stored and give 834 deliveries their
- * acknowledgement_status (acknowledgements.service.ts); api-contract.md section 10, "Acknowledgements".
+ * Acknowledgements, however they come (posted by operators, picked up from a carrier's inbound
+ * directory or SFTP path, answered by a sandbox carrier), enter through one receiver
+ * (acknowledgements.receiver.ts), are kept matched, unmatched or malformed, and give 834
+ * deliveries their acknowledgement_status; api-contract.md section 10, "Acknowledgements".
  */
 
 export { acknowledgementsRoutes } from './acknowledgements.routes.js'
-export { createAcknowledgementsService, type AcknowledgementsService } from './acknowledgements.service.js'
+export { createAcknowledgementsService, type AcknowledgementsService, type AcknowledgementsServiceOptions } from './acknowledgements.service.js'
+export type { AcknowledgementArrival, AcknowledgementReceiver, AcknowledgementSource, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
+export {
+  createAcknowledgementReceiver,
+  type AcknowledgedFacts,
+  type AcknowledgementReceiverDeps,
+  type AcknowledgementReceiverImpl,
+} from './acknowledgements.receiver.js'
+export { deliveryStatusOf, mismatchOf, statusStated } from './acknowledgements.status.js'
+export { createAcknowledgementOverdueCheck, markOverdueDeliveries, overdueSubject } from './acknowledgements.overdue.js'
 
 export { buildTa1, build999, type AckBuildOptions, type BuiltAcknowledgement } from './x12-ack.build.js'
 export { AcknowledgementParseError, type AcknowledgementParseErrorCode } from './x12-ack.errors.js'

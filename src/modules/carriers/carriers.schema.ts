@@ -14,6 +14,46 @@ const RetroactiveLimitDays = Type.Integer({
   description: `A life event whose change takes effect more days in the past than this is refused (422 retroactive_limit_exceeded); ${DEFAULT_RETROACTIVE_LIMIT_DAYS} unless the deployment sets it`,
 })
 
+/**
+ * Where a real edi carrier leaves its TA1 and 999 acknowledgements for the service to pick up, as
+ * written in CARRIERS_FILE next to edi_transport (whose shapes these follow). An SFTP inbound path
+ * uses the carrier's own SFTP connection (edi_transport), so the login and host key pin are
+ * written once.
+ */
+export const DirectoryAcknowledgementInbound = Type.Object(
+  {
+    type: Type.Literal('directory'),
+    path: Type.String({ minLength: 1, description: 'Local directory (a share or a mount synchronised with the carrier) holding its acknowledgement files' }),
+  },
+  { additionalProperties: false, description: 'Pick acknowledgements up from a local directory' },
+)
+
+export const SftpAcknowledgementInbound = Type.Object(
+  {
+    type: Type.Literal('sftp'),
+    remote_directory: Type.String({
+      minLength: 1,
+      description: "Directory on the carrier's SFTP server (edi_transport, which must be of type sftp), relative to the login directory or absolute",
+    }),
+  },
+  { additionalProperties: false, description: "Pick acknowledgements up from a directory on the carrier's SFTP server" },
+)
+
+export const AcknowledgementInboundSettings = Type.Union([DirectoryAcknowledgementInbound, SftpAcknowledgementInbound], {
+  description:
+    'Where the carrier leaves its TA1 and 999 files. A job picks up each file, stores it (matched to its 834 file, or kept ' +
+    'unmatched or malformed) and then moves it into a processed/ sub-directory there',
+})
+export type AcknowledgementInboundSettings = Static<typeof AcknowledgementInboundSettings>
+
+/** How long an edi carrier has to answer an 834 with its 999 before the delivery is overdue (api-contract.md section 10). */
+export const DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS = 24
+const AcknowledgementDueHours = Type.Integer({
+  minimum: 1,
+  maximum: 24 * 365,
+  description: `An 834 file without a 999 this many hours after it was sent becomes acknowledgement_status overdue and raises an error; ${DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS} unless set`,
+})
+
 export const CarrierSchema = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z0-9_]+$', description: 'Lower-case name used as carrier_name' }),
@@ -62,6 +102,8 @@ export const CarrierConfigSchema = Type.Object(
     ...CarrierSchema.properties,
     retroactive_limit_days: Type.Optional(RetroactiveLimitDays),
     ...CarrierConnectionFields,
+    acknowledgement_inbound: Type.Optional(AcknowledgementInboundSettings),
+    acknowledgement_due_hours: Type.Optional(AcknowledgementDueHours),
     gender_mapping: Type.Optional(Type.Record(Type.String({ maxLength: 20 }), Type.Enum(['female', 'male', 'non_binary', 'unknown']))),
   },
   { additionalProperties: false },

@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Transaction } from 'kysely'
+import type { AcknowledgementStatus, Database, Db } from '../../db/schema.js'
+import { uuidv7 } from '../../lib/ids.js'
+import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
+import { resolveOverdueError } from './acknowledgements.overdue.js'
+import * as repo from './acknowledgements.repo.js'
+import type { AcknowledgementRow, FileDeliveryRow } from './acknowledgements.repo.js'
+import { deliveryStatusOf, mismatchOf, statusStated } from './acknowledgements.status.js'
+import { AcknowledgementParseError } from './x12-ack.errors.js'
+import type { AcknowledgementInterchange } from './x12-ack.model.js'
+import { parseAcknowledgement } from './x12-ack.parse.js'
+
+/** What a matched acknowledgement did, for whoever acts on it in the same transaction (file_validation errors). */
+export interface AcknowledgedFacts {
+  /** The delivery, locked, with its acknowledgement_status as now recomputed. */
+  delivery: FileDeliveryRow
+  acknowledgement: AcknowledgementRow
+  model: AcknowledgementInterchange
+  status: AcknowledgementStatus
+}
+
+export interface AcknowledgementReceiverDeps {
+  db: Db
+  log?: FastifyBaseLogger
+  /** The clock receivedAt defaults to; tests pass their own. */
+  clock?: () => Date
+  /**
+   * Runs after a matched TA1 or 999 is stored and the delivery's status recomputed, inside that
+   * transaction: a failure rolls the acknowledgement back too (an inbound file then stays for the
+   * next poll).
+   */
+  onAcknowledged?: (tx: Transaction<Database>, facts: AcknowledgedFacts) => Promise<void>
+}
+
+/** The receiver's own answer, a little more than the shared interface's: whether it was stored before. */
+export interface Receipt extends ReceivedAcknowledgement {
+  duplicate: boolean
+}
+
+export interface AcknowledgementReceiverImpl extends AcknowledgementReceiver {
+  /**
+   * Receives an acknowledgement for the delivery an operator names (POST
+   * /file_deliveries/{id}/acknowledgements): the caller checked that it answers that delivery.
+   */
+  receiveFor(fileDeliveryId: string, arrival: AcknowledgementArrival): Promise<Receipt>
+}
+
+type Read = { ok: true; model: AcknowledgementInterchange } | { ok: false; problem: string }
+
+function read(text: string): Read {
+  try {
+    return { ok: true, model: parseAcknowledgement(text) }
+  } catch (error) {
+    // The parser's messages name segments and positions, never values (x12-ack.errors.ts).
+    if (error instanceof AcknowledgementParseError) return { ok: false, problem: `Not a readable TA1 or 999 (${error.code}): ${error.message}` }
+    throw error
+  }
+}
+
+/**
+ * The number an acknowledgement names its 834 by: TA1-01 (our ISA13), else AK1-02 (our GS06, the
+ * same number). Every other number in it must agree (mismatchOf): our 834 files hold one
+ * interchange, one group and one set, so an acknowledgement answers exactly one of them.
+ */
+function controlNumberOf(model: AcknowledgementInterchange): { value: string; element: string } | undefined {
+  const ta1 = model.ta1s[0]
+  if (ta1) return { value: ta1.acknowledgedControlNumber, element: 'TA1-01' }
+  const group = model.groups[0]
+  if (group) return { value: group.acknowledgedGroupControlNumber, element: 'AK1-02' }
+  return undefined
+}
+
+type Match = { delivery: FileDeliveryRow } | { problem: string }
+
+/** The carrier's sent 834 the acknowledgement answers, locked; or why there is none. */
+async function match(tx: Transaction<Database>, carrierName: string, model: AcknowledgementInterchange, named: string | undefined): Promise<Match> {
+  let id = named
+  if (id === undefined) {
+    const number = controlNumberOf(model)
+    if (!number) return { problem: 'It acknowledges no interchange and no functional group' }
+    // Numbers are compared as numbers (leading zeros differ between ISA13 and GS06); ours fit nine digits.
+    if (!/^\d{1,9}$/.test(number.value)) return { problem: `${number.element} ${number.value} is not a control number of ours (at most nine digits)` }
+    id = await repo.findSentDeliveryId(tx, carrierName, Number(number.value))
+    if (id === undefined) return { problem: `No sent 834 file of carrier ${carrierName} has interchange control number ${Number(number.value)} (${number.element})` }
+  }
+  const delivery = await repo.lockDelivery(tx, id)
+  if (!delivery || delivery.interchange_control_number === null) return { problem: 'The 834 file it was posted for has no interchange control number' }
+  const mismatch = mismatchOf(model, delivery.interchange_control_number)
+  if (mismatch) return { problem: `It acknowledges more than one 834 file: ${mismatch}` }
+  return { delivery }
+}
+
+const receiptOf = (row: AcknowledgementRow, duplicate: boolean): Receipt => ({ id: row.id, outcome: row.outcome, fileDeliveryId: row.file_delivery_id, duplicate })
+
+/**
+ * The one way acknowledgements enter (acknowledgement-receiver.ts): read, matched by carrier and
+ * control numbers, stored either way, the delivery's acknowledgement_status recomputed, its
+ * overdue error resolved, and the onAcknowledged hook run, all in one transaction. The same text
+ * from the same carrier is stored once: receiving it again answers the stored one, except that an
+ * unmatched one is matched again (its 834 may be known now, or an operator names it).
+ */
+export function createAcknowledgementReceiver(deps: AcknowledgementReceiverDeps): AcknowledgementReceiverImpl {
+  const { db } = deps
+  const clock = deps.clock ?? (() => new Date())
+
+  async function receive(arrival: AcknowledgementArrival, named?: string): Promise<Receipt> {
+    const now = arrival.receivedAt ?? clock()
+    const rawSha256 = createHash('sha256').update(arrival.text, 'utf8').digest('hex')
+    const parsed = read(arrival.text)
+    const receipt = await db.transaction().execute(async (tx) => {
+      const existing = await repo.findAcknowledgementByRaw(tx, arrival.carrierName, rawSha256)
+      if (existing && !(existing.outcome === 'unmatched' && parsed.ok)) return receiptOf(existing, true)
+      const found: Match = parsed.ok ? await match(tx, arrival.carrierName, parsed.model, named) : { problem: parsed.problem }
+      if ('problem' in found) {
+        if (existing) return receiptOf(existing, true)
+        const row = await repo.insertAcknowledgement(tx, {
+          id: uuidv7(now.getTime()),
+          account_id: null,
+          file_delivery_id: null,
+          carrier_name: arrival.carrierName,
+          file_name: arrival.fileName ?? null,
+          outcome: parsed.ok ? 'unmatched' : 'malformed',
+          problem: found.problem.slice(0, 1000),
+          kind: parsed.ok ? kindOf(parsed.model) : null,
+          raw: arrival.text,
+          raw_sha256: rawSha256,
+          model: parsed.ok ? parsed.model : null,
+          status: parsed.ok ? statusStated(parsed.model) : null,
+          source: arrival.source,
+          received_at: now,
+        })
+        // Stored by a concurrent receiver between our look and our insert: that one stands.
+        return row ? receiptOf(row, false) : receiptOf((await repo.findAcknowledgementByRaw(tx, arrival.carrierName, rawSha256))!, true)
+      }
+      if (!parsed.ok) throw new Error('unreachable: a match needs a read acknowledgement')
+      const { delivery } = found
+      let row: AcknowledgementRow | undefined
+      if (existing) {
+        row = await repo.linkAcknowledgement(tx, existing.id, delivery)
+      } else {
+        row = await repo.insertAcknowledgement(tx, {
+          id: uuidv7(now.getTime()),
+          account_id: delivery.account_id,
+          file_delivery_id: delivery.id,
+          carrier_name: arrival.carrierName,
+          file_name: arrival.fileName ?? null,
+          outcome: 'matched',
+          problem: null,
+          kind: kindOf(parsed.model),
+          raw: arrival.text,
+          raw_sha256: rawSha256,
+          model: parsed.model,
+          status: statusStated(parsed.model),
+          source: arrival.source,
+          received_at: now,
+        })
+        if (!row) return receiptOf((await repo.findAcknowledgementByRaw(tx, arrival.carrierName, rawSha256))!, true)
+      }
+      const status = await applyToDelivery(tx, delivery, now)
+      await deps.onAcknowledged?.(tx, { delivery: { ...delivery, acknowledgement_status: status }, acknowledgement: row, model: parsed.model, status })
+      return receiptOf(row, false)
+    })
+    if (receipt.outcome !== 'matched' && !receipt.duplicate) {
+      // Ids, names and the problem only: the raw text may copy member data back.
+      const stored = await repo.findAcknowledgement(db, receipt.id)
+      deps.log?.warn(
+        { acknowledgement_id: receipt.id, carrier_name: arrival.carrierName, source: arrival.source, file_name: arrival.fileName ?? null, outcome: receipt.outcome, problem: stored?.problem },
+        `acknowledgement ${receipt.outcome}: kept for the operators (GET /acknowledgements)`,
+      )
+    }
+    return receipt
+  }
+
+  return {
+    receive: (arrival) => receive(arrival),
+    receiveFor: (fileDeliveryId, arrival) => receive(arrival, fileDeliveryId),
+  }
+}
+
+const kindOf = (model: AcknowledgementInterchange): '999' | 'ta1' => (model.groups.length > 0 ? '999' : 'ta1')
+
+/** Recomputes the delivery's acknowledgement_status from all its acknowledgements, and resolves a moot overdue error. */
+async function applyToDelivery(tx: Transaction<Database>, delivery: FileDeliveryRow, now: Date): Promise<AcknowledgementStatus> {
+  const all = await repo.listAcknowledgements(tx, delivery.id)
+  const status = deliveryStatusOf(
+    all.map((ack) => ({ kind: ack.kind!, status: ack.status!, model: ack.model as AcknowledgementInterchange })),
+    delivery.acknowledgement_status,
+  )
+  if (status !== delivery.acknowledgement_status) await repo.setAcknowledgementStatus(tx, delivery.id, status, now)
+  await resolveOverdueError(tx, delivery, status, now)
+  return status
+}
