@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Transaction, Kysely } from 'kysely'
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Transaction, Kysely } from 'kysely'
 
 /** Timestamps come back as Date from `pg`; inserts may pass a Date or let the default apply. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
@@ -549,8 +549,46 @@ export interface CensusSubscribersTable {
 
 export interface SandboxCarrierDifferencesTable {
   coverage_period_id: string
+  /** REF*17 as the sandbox holds it (not a foreign key since 0012). */
   member_id: string
   parameter: string
+}
+
+/** A sandbox carrier's roster of one coverage period: its lock row (migrations/0012_sandbox_rosters.sql). */
+export interface SandboxRostersTable {
+  coverage_period_id: string
+  differences_chosen_at: NullableTimestamp
+  updated_at: Generated<Date>
+}
+
+/** One member a sandbox carrier holds: a RosterMember (edi-834.roster.ts) without its SSN, sealed beside it. */
+export interface SandboxRosterMembersTable {
+  coverage_period_id: string
+  member_id: string
+  record: Json<unknown>
+  ssn_ciphertext: string | null
+  ssn_key_id: string | null
+}
+
+export type SandboxDeliveryOutcome = 'applied' | 'rejected' | 'unreadable' | 'not_applicable' | 'ignored'
+
+/** A delivery a sandbox carrier took, once, with the TA1 and 999 it answered. */
+export interface SandboxAppliedDeliveriesTable {
+  file_delivery_id: string
+  coverage_period_id: string
+  seq: GeneratedAlways<number>
+  outcome: SandboxDeliveryOutcome
+  detail: string | null
+  ta1: string | null
+  ack_999: string | null
+  answered_at: NullableTimestamp
+  applied_at: Generated<Date>
+}
+
+/** A sandbox carrier's own ISA13 numbering, per carrier. */
+export interface SandboxControlNumbersTable {
+  carrier_name: string
+  last_value: number
 }
 
 export interface IdempotencyKeysTable {
@@ -649,6 +687,10 @@ export interface Database {
   census_requests: CensusRequestsTable
   census_subscribers: CensusSubscribersTable
   sandbox_carrier_differences: SandboxCarrierDifferencesTable
+  sandbox_rosters: SandboxRostersTable
+  sandbox_roster_members: SandboxRosterMembersTable
+  sandbox_applied_deliveries: SandboxAppliedDeliveriesTable
+  sandbox_control_numbers: SandboxControlNumbersTable
 }
 
 export type Db = Kysely<Database>

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import { defineJob, type JobDefinition } from '../../jobs/job-definition.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
+import { createAcknowledgementReceiver, type AcknowledgementReceiver } from '../acknowledgements/index.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { createCensusService } from '../census/census.service.js'
 import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
@@ -20,6 +21,8 @@ export interface CarrierSideDeps {
   ssn: SsnProtection
   carriers: CarrierCatalog
   settings: CarrierSettings
+  /** Where the sandbox carriers' TA1s and 999s enter; default: a receiver of its own on `db`. */
+  acknowledgements?: AcknowledgementReceiver
 }
 
 /** A broken transfer is retried after 5 s, 20 s, 80 s ... at most 30 minutes apart. */
@@ -31,7 +34,8 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
   const connections = new CarrierConnections(deps.settings)
   const transitions = createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
   const census = createCensusService({ db, ssn: deps.ssn, carriers })
-  const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census })
+  const acknowledgements = deps.acknowledgements ?? createAcknowledgementReceiver({ db })
+  const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census, acknowledgements })
 
   return [
     defineJob({

@@ -41,11 +41,21 @@ export const DELIVER_TRANSACTIONS_JOB = defineJobSpec({
   maxAttempts: 5,
 })
 
-/** A sandbox carrier acting: installing a submitted group, or answering a delivery with a census. */
+/**
+ * A sandbox carrier acting: installing a submitted group, or answering a delivery with a census.
+ * Either way it first takes every delivery of the period it has not taken yet, in the order they
+ * were sent; `file_delivery_id` names the one whose sending queued the job (absent on jobs queued
+ * before it existed).
+ */
 export const SANDBOX_CARRIER_JOB = defineJobSpec({
   name: 'carrier.sandbox_act',
   payload: Type.Object(
-    { action: Type.Enum(['install', 'census']), coverage_period_id: Type.String(), work_order_id: Type.Optional(Type.String()) },
+    {
+      action: Type.Enum(['install', 'census']),
+      coverage_period_id: Type.String(),
+      work_order_id: Type.Optional(Type.String()),
+      file_delivery_id: Type.Optional(Type.String()),
+    },
     { additionalProperties: false },
   ),
   maxAttempts: 5,

@@ -72,9 +72,10 @@ export async function settleSentDelivery(deps: { db: Db; carriers: CarrierCatalo
     await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
     await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
     if (deps.carriers.find(delivery.carrier_name)?.sandbox) {
-      // A sandbox carrier installs the group it was sent in full, and answers changes with a census.
-      const action = delivery.kind === 'full' ? 'install' : 'census'
-      await enqueueJob(tx, SANDBOX_CARRIER_JOB, { action, coverage_period_id: delivery.coverage_period_id }, { runAt: new Date(now.getTime() + deps.sandboxDelayMs) })
+      // A sandbox carrier reads what it was sent: it installs a group sent in full, and answers changes with a census.
+      const action = delivery.kind === 'full' ? ('install' as const) : ('census' as const)
+      const payload = { action, coverage_period_id: delivery.coverage_period_id, file_delivery_id: delivery.id }
+      await enqueueJob(tx, SANDBOX_CARRIER_JOB, payload, { runAt: new Date(now.getTime() + deps.sandboxDelayMs) })
     }
   })
 }

@@ -1,29 +1,38 @@
-import { createHash } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Db } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
+import { todayUtc } from '../../lib/clock.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
+import type { AcknowledgementReceiver } from '../acknowledgements/acknowledgement-receiver.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
-import { membersInForce } from '../carrier-delivery/edi-834-members.js'
-import { loadAllFamilies, plansOfPeriod, referenceDate, windowOf, type LoadedFamily, type LoadedPlan } from '../carrier-delivery/family-loader.js'
-import { todayUtc } from '../../lib/clock.js'
 import type { CensusService } from '../census/census.service.js'
 import { censusSubscribersFrom834 } from '../census/census-from-834.js'
-import type { Edi834Member } from '../edi-834/edi-834.model.js'
 import { write834ToString } from '../edi-834/edi-834.writer.js'
 import type { WorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
+import { censusDate, censusRecords, chooseDifferences } from './sandbox-census.js'
+import { takeDelivery } from './sandbox-intake.js'
+import {
+  addDifferences,
+  deliveriesNotTaken,
+  dropDifferences,
+  loadDifferences,
+  loadRosterMembers,
+  lockRoster,
+  markAnswered,
+  markDifferencesChosen,
+  recordTaken,
+  unansweredAcknowledgements,
+} from './sandbox-roster.repo.js'
 
 /**
  * A sandbox carrier: it behaves like a real one so the whole life cycle can be tried on one
- * machine. Sent a group in full, it installs it (completes the work order with a group number of
- * its own) and answers with a census; sent changes, it takes them and answers with a census again.
- *
- * Its census holds a few deliberate discrepancies, chosen once per coverage period and kept (in
- * sandbox_carrier_differences) until a platform change to that member reaches it: the first
- * subscriber's address differs, the second's birth date, and one dependent is missing. Everything
- * else differs only in spelling (upper-case names, ZIP+4, F/M genders, MM/DD/YYYY dates on the
- * api sandbox), which reconciliation must see through.
+ * machine, and like a real one it knows only what it was sent. It keeps its own roster per
+ * coverage period (sandbox-roster.repo.ts), built from the deliveries it received, in the order
+ * they were sent; answers every 834 with a TA1 and a 999 (sandbox-intake.ts), handed to the
+ * service as any carrier's acknowledgements are; and answers with a census of its roster on the
+ * census date (sandbox-census.ts). Sent a group in full, it first installs it (completes the work
+ * order with a group number of its own). A wrong file therefore shows up the way it would with a
+ * real carrier: as a rejection, or as reconciliation errors on its next census.
  */
 export interface SandboxDeps {
   db: Db
@@ -31,89 +40,73 @@ export interface SandboxDeps {
   carriers: CarrierCatalog
   transitions: WorkOrderTransitionsService
   census: CensusService
+  /** Where its TA1s and 999s go: the service's one way in for acknowledgements. */
+  acknowledgements: AcknowledgementReceiver
 }
 
-const carrierMemberIdOf = (memberId: string) => `SBX-${createHash('sha256').update(memberId).digest('hex').slice(0, 10).toUpperCase()}`
 const groupNumberOf = (coveragePeriodId: string) => `SBX-${coveragePeriodId.replace(/-/g, '').slice(-8).toUpperCase()}`
 
-const shiftDay = (isoDate: string) => {
-  const date = new Date(`${isoDate}T00:00:00Z`)
-  date.setUTCDate(date.getUTCDate() + (date.getUTCDate() > 27 ? -1 : 1))
-  return date.toISOString().slice(0, 10)
-}
 const usDate = <T>(isoDate: T): T | string => (typeof isoDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(isoDate) ? `${isoDate.slice(5, 7)}/${isoDate.slice(8)}/${isoDate.slice(0, 4)}` : isoDate)
+
+type CoveragePeriod = { id: string; account_id: string; group_id: string; carrier_name: string; carrier_group_number: string | null; coverage_start_date: string; coverage_end_date: string | null }
 
 export function createSandboxCarrier(deps: SandboxDeps) {
   const { db } = deps
 
-  /** Chooses the deliberate differences once per coverage period (in family id order). */
-  async function chooseDifferences(coveragePeriodId: string, families: readonly LoadedFamily[]): Promise<void> {
-    const chosen: { member_id: string; parameter: string }[] = []
-    if (families[0]) chosen.push({ member_id: families[0].subscriber.id, parameter: 'residential_address' })
-    if (families[1]) chosen.push({ member_id: families[1].subscriber.id, parameter: 'birth_date' })
-    const withDependent = families.slice(2).find((f) => f.dependents.length > 0) ?? families.find((f) => f.dependents.length > 0)
-    if (withDependent) chosen.push({ member_id: withDependent.dependents[0]!.id, parameter: 'dependent' })
-    if (chosen.length === 0) return
-    await db
-      .insertInto('sandbox_carrier_differences')
-      .values(chosen.map((c) => ({ coverage_period_id: coveragePeriodId, ...c })))
-      .onConflict((oc) => oc.doNothing())
-      .execute()
-  }
+  const periodOf = (coveragePeriodId: string) =>
+    db
+      .selectFrom('coverage_periods')
+      .select(['id', 'account_id', 'group_id', 'carrier_name', 'carrier_group_number', 'coverage_start_date', 'coverage_end_date'])
+      .where('id', '=', coveragePeriodId)
+      .executeTakeFirst()
 
-  /** The carrier's records: the platform's families as the carrier holds them. */
-  function recordsHeld(
-    families: readonly LoadedFamily[],
-    differences: ReadonlyMap<string, ReadonlySet<string>>,
-    cp: { id: string; coverage_start_date: string; coverage_end_date: string | null; carrier_group_number: string | null },
-    plans: ReadonlyMap<string, LoadedPlan>,
-  ): Edi834Member[] {
-    const members: Edi834Member[] = []
-    const window = windowOf(cp)
-    const date = referenceDate(window, todayUtc())
-    for (const family of families) {
-      for (const member of membersInForce(family, { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today: date, plans }, date)) {
-        const differs = differences.get(member.memberId) ?? new Set<string>()
-        if (differs.has('dependent')) continue
-        members.push({
-          ...member,
-          maintenance: 'audit',
-          reason: 'audit',
-          carrierMemberId: carrierMemberIdOf(member.memberId),
-          firstName: member.firstName.toUpperCase(),
-          lastName: member.lastName.toUpperCase(),
-          birthDate: differs.has('birth_date') ? shiftDay(member.birthDate) : member.birthDate,
-          residentialAddress: member.residentialAddress
-            ? {
-                ...member.residentialAddress,
-                address_line_1: differs.has('residential_address') ? '1 Carrier Records Way' : member.residentialAddress.address_line_1.toUpperCase(),
-                city: member.residentialAddress.city.toUpperCase(),
-                zip: member.residentialAddress.zip.length === 5 ? `${member.residentialAddress.zip}-0001` : member.residentialAddress.zip,
-              }
-            : null,
-          coverages: member.coverages.map((c) => ({ ...c, maintenance: 'audit' })),
-        })
+  /**
+   * Takes every sent delivery of the period it has not taken yet, in the order they were sent, in
+   * one transaction under the period's roster lock: run twice, it takes nothing twice. The
+   * deliberate differences of a member go when a file it applies touches that member; they are
+   * chosen after the first full file it applies.
+   */
+  async function takeDeliveries(cp: CoveragePeriod, carrier: CarrierConfig): Promise<void> {
+    await db.transaction().execute(async (tx) => {
+      let { differencesChosen } = await lockRoster(tx, cp.id)
+      for (const delivery of await deliveriesNotTaken(tx, cp.id)) {
+        const intake = await takeDelivery(tx, deps.ssn, cp.id, carrier.name, delivery)
+        await recordTaken(tx, cp.id, delivery.id, intake)
+        if (!intake.applied) continue
+        await dropDifferences(tx, cp.id, intake.applied.action === 'replace' ? 'all' : intake.applied.memberIds)
+        if (intake.roster && !differencesChosen) {
+          await addDifferences(tx, cp.id, chooseDifferences(intake.roster.members()))
+          await markDifferencesChosen(tx, cp.id, new Date())
+          differencesChosen = true
+        }
       }
-    }
-    return members
+    })
   }
 
-  /** Answers with a census of everything it holds, in its own format (834 audit file or JSON). */
-  async function answerWithCensus(coveragePeriodId: string, carrier: CarrierConfig, loaded?: readonly LoadedFamily[]): Promise<void> {
-    const cp = await db.selectFrom('coverage_periods').selectAll().where('id', '=', coveragePeriodId).executeTakeFirstOrThrow()
-    // The changes it was sent replace what it held for those members, differences included.
-    await sql`
-      DELETE FROM sandbox_carrier_differences d
-       WHERE d.coverage_period_id = ${cp.id}
-         AND EXISTS (SELECT 1 FROM member_transactions t
-                      WHERE t.coverage_period_id = d.coverage_period_id AND t.status = 'submitted' AND t.kind <> 'installation'
-                        AND (t.member_id = d.member_id OR (t.kind = 'qualifying_life_event' AND t.subscriber_id = d.member_id)))`.execute(db)
-    const families = loaded ?? (await loadAllFamilies(db, windowOf(cp)))
-    const rows = await db.selectFrom('sandbox_carrier_differences').select(['member_id', 'parameter']).where('coverage_period_id', '=', cp.id).execute()
-    const differences = new Map<string, Set<string>>()
-    for (const row of rows) differences.set(row.member_id, (differences.get(row.member_id) ?? new Set()).add(row.parameter))
-    const members = recordsHeld(families, differences, cp, await plansOfPeriod(db, cp.id))
-    const today = new Date().toISOString().slice(0, 10)
+  /**
+   * Hands the acknowledgements it built to the service, after they are committed with the
+   * delivery they answer: a job stopped in between hands them on its next run (the receiver keeps
+   * one copy of a text per carrier). Outside the transaction, because the receiver writes through
+   * its own.
+   */
+  async function answerAcknowledgements(cp: CoveragePeriod, carrier: CarrierConfig): Promise<void> {
+    for (const row of await unansweredAcknowledgements(db, cp.id)) {
+      for (const text of [row.ta1, row.ack_999]) {
+        if (text !== null) await deps.acknowledgements.receive({ carrierName: carrier.name, text, source: 'sandbox', receivedAt: new Date() })
+      }
+      await markAnswered(db, row.file_delivery_id, new Date())
+    }
+  }
+
+  /** Answers with a census of its roster on the census date, in its own format (834 audit file or JSON). */
+  async function answerWithCensus(cp: CoveragePeriod, carrier: CarrierConfig): Promise<void> {
+    const members = censusRecords(
+      await loadRosterMembers(db, deps.ssn, cp.id),
+      censusDate(cp, todayUtc()),
+      await loadDifferences(db, cp.id),
+      cp.carrier_group_number,
+    )
+    const today = todayUtc()
     const actor = systemActor(cp.account_id)
     if (carrier.distribution_format === 'edi') {
       const text = await write834ToString(
@@ -153,32 +146,44 @@ export function createSandboxCarrier(deps: SandboxDeps) {
     }
   }
 
+  /** Takes what it was sent, acknowledges it, and answers with a census. */
+  async function takeAndAnswer(cp: CoveragePeriod, carrier: CarrierConfig, options: { census: boolean }): Promise<void> {
+    await takeDeliveries(cp, carrier)
+    await answerAcknowledgements(cp, carrier)
+    if (options.census) await answerWithCensus(cp, carrier)
+  }
+
   return {
-    /** Installs a submitted group: completes its work order, then answers with a census. */
+    /**
+     * Installs a group sent in full: completes its work order with a group number, then takes
+     * what it was sent and answers with a census. When the operations team moved the order
+     * meanwhile (asked for information, cancelled), it still reads and acknowledges the file but
+     * sends no census: it installed nothing.
+     */
     async install(coveragePeriodId: string): Promise<void> {
-      const cp = await db.selectFrom('coverage_periods').selectAll().where('id', '=', coveragePeriodId).executeTakeFirst()
+      const cp = await periodOf(coveragePeriodId)
       const carrier = cp && deps.carriers.find(cp.carrier_name)
       if (!cp || !carrier?.sandbox) return
       const workOrder = await db.selectFrom('work_orders').select(['id', 'status']).where('coverage_period_id', '=', cp.id).executeTakeFirst()
-      // The operations team may have moved the order meanwhile (asked for information, cancelled).
-      if (workOrder?.status !== 'submitted') return
-      await deps.transitions.transition(
-        systemActor(cp.account_id),
-        workOrder.id,
-        { status: 'completed', message: `Installed by ${carrier.display_name}.`, carrier_group_number: cp.carrier_group_number ?? groupNumberOf(cp.id) },
-        { by: carrier.display_name },
-      )
-      const families = await loadAllFamilies(db, windowOf(cp))
-      await chooseDifferences(cp.id, families)
-      await answerWithCensus(cp.id, carrier, families)
+      if (workOrder?.status === 'submitted') {
+        await deps.transitions.transition(
+          systemActor(cp.account_id),
+          workOrder.id,
+          { status: 'completed', message: `Installed by ${carrier.display_name}.`, carrier_group_number: cp.carrier_group_number ?? groupNumberOf(cp.id) },
+          { by: carrier.display_name },
+        )
+      }
+      const installed = workOrder?.status === 'submitted' || workOrder?.status === 'completed'
+      // Read again: the installation gave the period its group number.
+      await takeAndAnswer((await periodOf(cp.id)) ?? cp, carrier, { census: installed })
     },
 
-    /** Takes the changes it was sent and answers with a census. */
+    /** Takes the changes it was sent, acknowledges them, and answers with a census. */
     async answer(coveragePeriodId: string): Promise<void> {
-      const cp = await db.selectFrom('coverage_periods').select(['id', 'carrier_name']).where('id', '=', coveragePeriodId).executeTakeFirst()
+      const cp = await periodOf(coveragePeriodId)
       const carrier = cp && deps.carriers.find(cp.carrier_name)
       if (!cp || !carrier?.sandbox) return
-      await answerWithCensus(cp.id, carrier)
+      await takeAndAnswer(cp, carrier, { census: true })
     },
   }
 }
