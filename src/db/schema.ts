@@ -283,6 +283,19 @@ export interface CarrierViewBatchesTable {
   views: string
 }
 
+/**
+ * A member the rule-table check held back from a delivery (migrations/0013_held_back_members.sql):
+ * its findings, or none when it was left out with its subscriber.
+ */
+export interface HeldBackMembersTable {
+  file_delivery_id: string
+  member_id: string
+  subscriber_id: string
+  /** JSON text: HeldBackFinding[] (carrier-delivery/pre-send-check.ts); codes and positions, never a value. */
+  problems: string
+  created_at: Generated<Date>
+}
+
 /** What the service last told a carrier connection about a member (carrier-delivery/carrier-view.ts). */
 export interface CarrierViewsTable {
   coverage_period_id: string
@@ -671,6 +684,7 @@ export interface Database {
   coverage_spans: CoverageSpansTable
   carrier_views: CarrierViewsTable
   carrier_view_batches: CarrierViewBatchesTable
+  held_back_members: HeldBackMembersTable
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable
   errors: ErrorsTable

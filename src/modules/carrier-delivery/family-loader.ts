@@ -127,18 +127,25 @@ async function enrolledSubscriberPage(db: Executor, coveragePeriodId: string, af
 
 /**
  * The members a full file holds: each subscriber of an enrolled family, and each dependent with
- * coverage in one of `productLines` (null: any) within the plan year.
+ * coverage in one of `productLines` (null: any) within the plan year. `except` leaves out what the
+ * check before sending held back: whole families (by subscriber id) and single dependents.
  */
-export async function countEnrolled(db: Executor, window: LoadWindow, productLines: readonly string[] | null): Promise<{ subscribers: number; dependents: number }> {
+export async function countEnrolled(
+  db: Executor,
+  window: LoadWindow,
+  productLines: readonly string[] | null,
+  except: { families: readonly string[]; dependents: readonly string[] } = { families: [], dependents: [] },
+): Promise<{ subscribers: number; dependents: number }> {
   const row = await sql<{ subscribers: string; dependents: string }>`
     WITH covered AS (
       SELECT DISTINCT s.subscriber_id, s.member_id FROM coverage_spans s JOIN plans p ON p.id = s.plan_id
        WHERE s.coverage_period_id = ${window.coveragePeriodId} AND s.voided_at IS NULL
          AND (${window.endDate}::date IS NULL OR s.start_date <= ${window.endDate}::date)
          AND (s.end_date IS NULL OR s.end_date >= ${window.startDate}::date)
-         AND (${productLines}::text[] IS NULL OR p.product_line = ANY(${productLines}::text[])))
+         AND (${productLines}::text[] IS NULL OR p.product_line = ANY(${productLines}::text[]))
+         AND NOT s.subscriber_id = ANY(${[...except.families]}::uuid[]))
     SELECT (SELECT count(DISTINCT subscriber_id) FROM covered)::text AS subscribers,
-           (SELECT count(*) FROM covered WHERE member_id <> subscriber_id)::text AS dependents`.execute(db)
+           (SELECT count(*) FROM covered WHERE member_id <> subscriber_id AND NOT member_id = ANY(${[...except.dependents]}::uuid[]))::text AS dependents`.execute(db)
   return { subscribers: Number(row.rows[0]!.subscribers), dependents: Number(row.rows[0]!.dependents) }
 }
 

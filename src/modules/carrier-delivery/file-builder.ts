@@ -16,6 +16,7 @@ import { StagedViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
 import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors } from './pre-send-check.js'
 
 /** Families read per page. */
 const FAMILY_PAGE = 150
@@ -164,19 +165,40 @@ async function skipDelivery(tx: Tx, deliveryId: string, now: Date): Promise<void
     .updateTable('member_transactions')
     .set({ status: 'synced', submitted_at: now, completed_at: now, updated_at: now })
     .where('file_delivery_id', '=', deliveryId)
+    // Those of families held back by the check before sending stay in errors.
+    .where('status', '=', 'pending')
     .execute()
   await refreshFamilyStatuses(tx, { fileDeliveryId: deliveryId }, now)
   const delivery = await tx.selectFrom('file_deliveries').select('coverage_period_id').where('id', '=', deliveryId).executeTakeFirstOrThrow()
   await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
 }
 
+/** Passes of a full file, at most: each one after the first leaves out what the one before found. */
+const MAX_PASSES = 4
+
 /**
  * Builds a delivery's content into chunks and records what it carried (coverage transmissions and
  * the carrier's view of each member it told about), in one transaction, then queues the send. A
  * build that failed part-way left nothing (the transaction rolled back), so running it again
  * starts clean; a delivery already built is not built twice.
+ *
+ * An 834's members are checked against the rule table first (pre-send-check.ts): a change file
+ * leaves the failing ones out as it is composed whole; a full file has written its totals before
+ * its members, so a pass that found failing members rolls back, records them, and the file is
+ * built again without them (members changing meanwhile may take another pass).
  */
 export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Promise<void> {
+  for (let pass = 1; ; pass++) {
+    try {
+      return await buildOnce(deps, deliveryId)
+    } catch (error) {
+      if (!(error instanceof MembersHeldBack) || pass >= MAX_PASSES) throw error
+      await deps.db.transaction().execute((tx) => recordHeldBack(tx, deliveryId, error.members))
+    }
+  }
+}
+
+async function buildOnce(deps: BuildDeps, deliveryId: string): Promise<void> {
   // One snapshot for the whole build: a full file counts its members before it pages them, and an
   // event committing meanwhile must not change the count or the pages.
   await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
@@ -194,6 +216,12 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     // An 834 has no insurance line code for accident, critical illness or hospital indemnity
     // plans: those reach the carrier outside the file, so they are neither written nor recorded.
     const productLines = delivery.channel === 'edi' ? PRODUCT_LINES_ON_834 : null
+    // The rule table checks 834 members only: an api carrier's JSON document has no X12 rules.
+    const open = delivery.channel === 'edi' ? await openPreSendErrors(tx, cp.id) : []
+    const planIdOf = new Map([...context.plans.values()].map((plan) => [plan.plan_external_identifier, plan.plan_id]))
+    // A full file's members held back by an earlier pass of this build (pre-send-check.ts).
+    const known = delivery.channel === 'edi' ? await loadHeldBack(tx, delivery.id) : []
+    const check = delivery.channel === 'edi' ? new PreSendCheck(known, planIdOf, new Set(open.flatMap((e) => (e.member_id ? [e.member_id] : [])))) : null
     const sendable = (family: LoadedFamily): LoadedFamily =>
       productLines
         ? { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => productLines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent }
@@ -219,22 +247,45 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       await writes.add(views.write(tx))
     }
     let memberCount = 0
-    const keep = (composed: ComposedFamily, family: LoadedFamily): Edi834Member[] => {
-      memberCount += composed.members.length
-      written.push(...composed.written)
-      for (const view of composed.views) views.add(view)
-      if (composed.needsFollowUp) followUps.push(family)
-      return composed.members
+    const keep = (composed: ComposedFamily, family: LoadedFamily): readonly Edi834Member[] => {
+      const members = check ? check.family(family.subscriber.id, composed.members) : composed.members
+      memberCount += members.length
+      if (members.length === composed.members.length) {
+        written.push(...composed.written)
+        for (const view of composed.views) views.add(view)
+        if (composed.needsFollowUp) followUps.push(family)
+        return members
+      }
+      // Members held back: the carrier is told nothing of them, so their views stay as they were
+      // and the next change file of the family tells them once their data passes.
+      const sent = new Set(members.map((m) => m.memberId))
+      written.push(...composed.written.filter((w) => sent.has(w.memberId)))
+      for (const view of composed.views) if (sent.has(view.memberId)) views.add(view)
+      if (composed.needsFollowUp && members.length > 0) followUps.push(family)
+      return members
     }
 
     // The member loops, and the totals the header needs before them.
     let members: AsyncIterable<Edi834Member> | Edi834Member[]
     let totals: { subscribers: number; dependents: number }
+    /** The family's transactions in this delivery, for the errors of its held-back members. */
+    const transactionsOf = new Map<string, string[]>()
+    /** A change file's transactions of families held back whole: they are not carried. */
+    let heldTransactions = 0
+    /** The held-back members' errors raised and the fixed ones resolved, with the file (or its skipping). */
+    const settleCheck = async () => {
+      if (!check) return
+      // A full file's held-back members were found by an earlier pass; a change file's by this one.
+      const held = delivery.kind === 'full' ? known : check.found
+      if (delivery.kind === 'full') await holdBackFullFamilies(tx, delivery, held, transactionsOf, now)
+      await settlePreSendErrors(tx, { accountId: delivery.account_id, coveragePeriodId: cp.id, groupId: cp.group_id, held, transactionsOf, open, checked: check.checked }, now)
+    }
     if (delivery.kind === 'full') {
-      totals = await countEnrolled(tx, window, productLines)
+      totals = await countEnrolled(tx, window, productLines, check?.excluded)
       // An 834 needs at least one member loop: a renewal submitted before any election has
       // nothing to send yet (its elections then travel as change files).
       if (totals.subscribers === 0) {
+        await settleCheck()
         await skipDelivery(tx, delivery.id, now)
         return
       }
@@ -243,6 +294,8 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
           yield* keep(fullFileMembers(sendable(family), context), family)
           if (written.length >= TRANSMISSION_BATCH || views.full) await recordWritten()
         }
+        // Thrown before the writer sees the end: its totals, written first, counted these members.
+        if (check && check.found.length > 0) throw new MembersHeldBack(check.found)
       })()
     } else {
       const transactions = await tx
@@ -255,6 +308,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       // Per family, its latest transaction and its life events in this file, oldest first: their codes name the loops.
       const latestOf = new Map<string, { transactionId: string; eventIds: string[] }>()
       for (const t of transactions) {
+        transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
         const eventIds = latestOf.get(t.subscriber_id)?.eventIds ?? []
         if (t.qualifying_life_event_id && !eventIds.includes(t.qualifying_life_event_id)) eventIds.push(t.qualifying_life_event_id)
         latestOf.set(t.subscriber_id, { transactionId: t.id, eventIds })
@@ -263,12 +317,21 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
       const told = await toldViews(tx, cp.id, subscriberIds)
       // A change file is small: composed whole, so its totals are known before it is written.
       const composed: Edi834Member[] = []
+      const sentFamilies = new Set<string>()
       for (const family of await loadFamilies(tx, window, subscriberIds, { today, allEvents: true, plans: context.plans })) {
         const latest = latestOf.get(family.subscriber.id)!
         const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
-        composed.push(...keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family))
+        const kept = keep(changeFileMembers(sendable(family), told, events, latest.transactionId, context), family)
+        if (kept.length > 0) sentFamilies.add(family.subscriber.id)
+        composed.push(...kept)
+      }
+      if (check && check.found.length > 0) {
+        const heldFamilies = [...new Set(check.found.map((m) => m.subscriberId))].filter((id) => !sentFamilies.has(id))
+        heldTransactions = await holdBackChangeFamilies(tx, cp.id, heldFamilies, transactionsOf, now)
+        await recordHeldBack(tx, delivery.id, check.found)
       }
       if (composed.length === 0) {
+        await settleCheck()
         await skipDelivery(tx, delivery.id, now)
         return
       }
@@ -299,7 +362,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         usage: carrier?.sandbox ? ('T' as const) : ('P' as const),
         createdAt: now,
       }
-      for await (const chunk of write834(envelope, header, members)) await out.write(chunk)
+      for await (const chunk of write834(envelope, header, members, check ? { segmentsOf: check.segmentsOf } : {})) await out.write(chunk)
     } else {
       // An api carrier receives a JSON document of the same members (see docs/decisions.md).
       await out.write(`{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`)
@@ -319,6 +382,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
     if (followUps.length > 0) {
       await insertFollowUps(tx, delivery, followUps, now)
     }
+    await settleCheck()
     await tx
       .updateTable('file_deliveries')
       .set({
@@ -327,7 +391,7 @@ export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Pr
         sha256: out.hash.digest('hex'),
         member_count: memberCount,
         // A full file carries one installation transaction per family, written once it is sent.
-        ...(delivery.kind === 'full' ? { transaction_count: totals.subscribers } : {}),
+        ...(delivery.kind === 'full' ? { transaction_count: totals.subscribers } : heldTransactions > 0 ? { transaction_count: sql<number>`transaction_count - ${heldTransactions}` } : {}),
         updated_at: now,
       })
       .where('id', '=', delivery.id)
@@ -361,3 +425,4 @@ async function insertFollowUps(tx: Tx, delivery: { account_id: string; coverage_
       .execute()
   }
 }
+

@@ -19,9 +19,9 @@ describe('the rule table on one member', () => {
     const check = checkMember({ ...subscriber, residentialAddress: { ...address, city: 'Y' } })
     expect(check.problems).toEqual([expect.objectContaining({ segment: 'N4', element: 'N401', loop: '2100A', segmentCode: '8', elementCode: '4', dataElement: 19 })])
     const [finding] = memberFindings(check)
-    expect(finding).toMatchObject({ segmentId: 'N4', qualifier: 'Y', elementPosition: 1, loopId: '2100A', elementCode: '4', coverageIndex: null })
+    expect(finding).toMatchObject({ segmentId: 'N4', qualifier: null, elementPosition: 1, loopId: '2100A', elementCode: '4', coverageIndex: null })
     expect(parameterOfFinding(finding!)).toBe('residential_address')
-    // Positions are the member's own: INS is 1.
+    // The city is data, not a qualifier: a finding never carries it. Positions are the member's own: INS is 1.
     expect(check.segments[finding!.position - 1]![0]).toBe('N4')
   })
 

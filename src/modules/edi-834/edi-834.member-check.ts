@@ -49,6 +49,11 @@ export interface MemberFinding extends FindingCodes {
 }
 
 const COVERAGE_LOOPS = new Set(['2300', '2310'])
+/**
+ * Segments whose element 1 is a qualifier (a code). Elsewhere element 1 is data (N4's city, N3's
+ * street, DMG's format): a finding never carries it, so it never carries a member's value.
+ */
+const QUALIFIED = new Set(['DTP', 'NM1', 'REF', 'N1', 'AMT', 'PER'])
 
 /**
  * The findings of a member check, in the terms the error queue uses: the segment (the missing one
@@ -69,7 +74,7 @@ export function memberFindings(check: MemberCheck): MemberFinding[] {
     return {
       position: problem.position,
       segmentId: missing ? problem.missingSegment! : problem.segment,
-      qualifier: missing ? null : (at?.[1] ?? null),
+      qualifier: !missing && at && QUALIFIED.has(problem.segment) ? (at[1] ?? null) : null,
       elementPosition: position,
       loopId: problem.loop ?? null,
       segmentCode: problem.segmentCode ?? null,
