@@ -5,7 +5,15 @@ import { JobRegistry } from '../jobs/job-definition.js'
 import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
 import type { ResolveHost } from '../lib/outbound-url.js'
+import {
+  createAcknowledgementInboxes,
+  createAcknowledgementOverdueCheck,
+  createAcknowledgementPickupCheck,
+  createAcknowledgementReceiver,
+  type AcknowledgementReceiverDeps,
+} from '../modules/acknowledgements/index.js'
 import { createCarrierJobs, type CarrierSideDeps } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
+import { DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS } from '../modules/carriers/carriers.schema.js'
 import { createCoveragePeriodExpiryCheck } from '../modules/coverage-periods/coverage-period-expiry.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
@@ -23,7 +31,13 @@ export interface WorkersOptions {
   housekeeping?: boolean
   /** Plan-year expiry (coverage periods past their coverage_end_date) on the general worker's polls; on by default. */
   coveragePeriodExpiry?: boolean
-  /** The clock the scheduled checks read (today's date for expiry); the system clock by default. */
+  /** Acknowledgements picked up from the carriers' inbound locations (acknowledgement_inbound) on the general worker's polls; on by default. */
+  acknowledgementPickup?: boolean
+  /** 834 files without a 999 after their carrier's acknowledgement_due_hours marked overdue, on the general worker's polls; on by default. */
+  acknowledgementOverdue?: boolean
+  /** Runs in the transaction of each matched acknowledgement the pickup stores (file_validation errors). */
+  onAcknowledged?: AcknowledgementReceiverDeps['onAcknowledged']
+  /** The clock the scheduled checks read (today's date for expiry, now for overdue acknowledgements); the system clock by default. */
   clock?: () => Date
   /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports). */
   carrierSide: Omit<CarrierSideDeps, 'db'>
@@ -40,7 +54,7 @@ export interface Workers {
 
 /**
  * The process's two workers over the one outbox: the general one (carrier files, sandbox carriers, and the scheduled
- * checks: housekeeping, plan-year expiry), and one for webhook
+ * checks: housekeeping, plan-year expiry, acknowledgement pickup and overdue files), and one for webhook
  * deliveries with slots of their own (WEBHOOK_CONCURRENCY). A delivery mostly waits on a
  * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers delay
  * only other deliveries, and only once every slot hangs, never carrier files or other jobs.
@@ -54,6 +68,23 @@ export function createWorkers(options: WorkersOptions): Workers {
   if (options.housekeeping !== false) scheduled.push(['housekeeping', createHousekeeping(db)])
   if (options.coveragePeriodExpiry !== false) {
     scheduled.push(['coverage period expiry', createCoveragePeriodExpiryCheck(db, { log, ...(options.clock ? { clock: options.clock } : {}) })])
+  }
+  const clock = options.clock ? { clock: options.clock } : {}
+  const { carriers } = options.carrierSide
+  if (options.acknowledgementPickup !== false) {
+    // Built at start, so a carrier's inbound settings that cannot work stop the start (ConfigError).
+    const inboxes = createAcknowledgementInboxes(carriers.all, {
+      outboundDirectory: options.carrierSide.settings.outboundDirectory,
+      env: options.carrierSide.settings.secrets,
+    })
+    const receiver = createAcknowledgementReceiver({ db, log, ...clock, ...(options.onAcknowledged ? { onAcknowledged: options.onAcknowledged } : {}) })
+    scheduled.push(['acknowledgement pickup', createAcknowledgementPickupCheck(receiver, inboxes, { log, ...clock })])
+  }
+  if (options.acknowledgementOverdue !== false) {
+    const dueHours = carriers.all
+      .filter((carrier) => carrier.distribution_format === 'edi')
+      .map((carrier) => ({ carrierName: carrier.name, dueHours: carrier.acknowledgement_due_hours ?? DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS }))
+    scheduled.push(['acknowledgement overdue', createAcknowledgementOverdueCheck(db, { carriers: () => dueHours, log, ...clock })])
   }
   const onPoll = async () => {
     for (const [name, check] of scheduled) {

@@ -18,6 +18,8 @@ export {
 } from './acknowledgements.receiver.js'
 export { deliveryStatusOf, mismatchOf, statusStated } from './acknowledgements.status.js'
 export { createAcknowledgementOverdueCheck, markOverdueDeliveries, overdueSubject } from './acknowledgements.overdue.js'
+export { createAcknowledgementInboxes, DirectoryInbox, SftpInbox, PROCESSED_DIRECTORY, type AcknowledgementInbox } from './acknowledgements.inbox.js'
+export { createAcknowledgementPickupCheck, pickUpAcknowledgements } from './acknowledgements.pickup.js'
 
 export { buildTa1, build999, type AckBuildOptions, type BuiltAcknowledgement } from './x12-ack.build.js'
 export { AcknowledgementParseError, type AcknowledgementParseErrorCode } from './x12-ack.errors.js'

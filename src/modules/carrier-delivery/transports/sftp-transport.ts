@@ -116,6 +116,11 @@ export class SftpTransport implements FileTransport {
     throw new FileDeliveryError('destination_conflict', `${fileName} already exists on the server with ${size} bytes instead of ${expected.bytes}; it was not replaced`)
   }
 
+  /** A connection of its own, for reading the carrier's acknowledgements back (acknowledgements.inbox.ts); the caller closes it. */
+  session(): Promise<SftpSession> {
+    return this.connect()
+  }
+
   private connect(): Promise<SftpSession> {
     const { host, port, username, password, privateKey, hostKeySha256 } = this.options
     const client = new ssh2.Client()
@@ -177,7 +182,7 @@ export class SftpTransport implements FileTransport {
  * One connection. ssh2 never answers an SFTP request sent after the connection is gone, so every
  * request races the connection's end, and a stall timer ends a connection that stops progressing.
  */
-class SftpSession {
+export class SftpSession {
   private readonly lost: Promise<never>
   private readonly stallTimer: NodeJS.Timeout
 
@@ -248,6 +253,27 @@ class SftpSession {
     } catch (error) {
       stream.destroy()
       throw error
+    }
+  }
+
+  /** The entries of a directory (ssh2 reads it to the end and closes the handle). */
+  async list(path: string): Promise<{ name: string; size: number; isFile: boolean }[]> {
+    const entries = await this.request<{ filename: string; attrs: { size: number; isFile(): boolean } }[]>((done) => this.sftp.readdir(path, done))
+    return entries.map((entry) => ({ name: entry.filename, size: entry.attrs.size, isFile: entry.attrs.isFile() }))
+  }
+
+  /** A whole (small) file. */
+  read(path: string): Promise<Buffer> {
+    return this.request<Buffer>((done) => this.sftp.readFile(path, done))
+  }
+
+  /** Creates the directory unless it exists. */
+  async ensureDirectory(path: string): Promise<void> {
+    try {
+      await this.request<void>((done) => this.sftp.mkdir(path, (error) => done(error, undefined)))
+    } catch (error) {
+      // Servers answer a bare FAILURE when it exists; whether it does is what matters.
+      if ((await this.size(path)) === undefined) throw error
     }
   }
 
