@@ -64,7 +64,8 @@ export interface AcknowledgementFindingsOutcome {
 /** One finding before it is linked: where the carrier put it and what it says. */
 interface Finding {
   subject: string
-  message: string
+  /** Null for a segment's finding: its message names the loop, known once it is located. */
+  message: string | null
   /** Absent for findings about a whole set, group or interchange. */
   at?: { st02: string; segment: SegmentFinding; element: ElementFinding | null }
 }
@@ -84,10 +85,10 @@ function findingsOf(model: AcknowledgementInterchange, deliveryId: string): Find
       if (set.status === 'accepted') continue
       for (const segment of set.segments) {
         const at = subject(set.controlNumber, segment.position, segment.segmentId)
-        if (segment.elements.length === 0) found.push({ subject: `${at}:-`, message: '', at: { st02: set.controlNumber, segment, element: null } })
+        if (segment.elements.length === 0) found.push({ subject: `${at}:-`, message: null, at: { st02: set.controlNumber, segment, element: null } })
         for (const element of segment.elements) {
           const place = element.componentPosition ? `${element.position}.${element.componentPosition}` : `${element.position}`
-          found.push({ subject: `${at}:${place}`, message: '', at: { st02: set.controlNumber, segment, element } })
+          found.push({ subject: `${at}:${place}`, message: null, at: { st02: set.controlNumber, segment, element } })
         }
       }
       // Accepted with errors but naming no segment: nothing to work on.
@@ -160,7 +161,7 @@ export async function recordAcknowledgementFindings(
     const planId = place?.planExternalId ? planOf.get(place.planExternalId) ?? null : null
     const transactionIds = (member && familyTransactions.get(member.family)) || (await deliveryTransactions())
     let parameter: DiscrepancyParameter = member ? member.kind : 'coverage'
-    let message = finding.message
+    let message = finding.message ?? ''
     if (finding.at) {
       const { segment, element } = finding.at
       // Our loop and qualifier are the segment's only when it is there: a missing one was noticed at the next.
