@@ -16,7 +16,7 @@ import { StagedViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
 import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
-import { holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors } from './pre-send-check.js'
+import { heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors } from './pre-send-check.js'
 
 /** Families read per page. */
 const FAMILY_PAGE = 150
@@ -307,9 +307,11 @@ async function buildOnce(deps: BuildDeps, deliveryId: string): Promise<void> {
         .execute()
       // Per family, its latest transaction and its life events in this file, oldest first: their codes name the loops.
       const latestOf = new Map<string, { transactionId: string; eventIds: string[] }>()
+      // An 834 family's events it was held back with earlier come first (pre-send-check.ts).
+      const earlier = check ? await heldBackEvents(tx, cp.id, delivery.id, [...new Set(transactions.map((t) => t.subscriber_id))]) : new Map<string, string[]>()
       for (const t of transactions) {
         transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
-        const eventIds = latestOf.get(t.subscriber_id)?.eventIds ?? []
+        const eventIds = latestOf.get(t.subscriber_id)?.eventIds ?? [...(earlier.get(t.subscriber_id) ?? [])]
         if (t.qualifying_life_event_id && !eventIds.includes(t.qualifying_life_event_id)) eventIds.push(t.qualifying_life_event_id)
         latestOf.set(t.subscriber_id, { transactionId: t.id, eventIds })
       }

@@ -269,7 +269,9 @@ export async function holdBackFullFamilies(
     member_id: subscriberId,
     kind: 'installation' as const,
     status: 'errors' as const,
-    qualifying_life_event_id: null,
+    // The family's latest event of the period: the change file that later carries the family names its loops by it.
+    qualifying_life_event_id: sql<string | null>`(SELECT id FROM qualifying_life_events WHERE subscriber_id = ${subscriberId} AND coverage_period_id = ${delivery.coverage_period_id}
+                                                   ORDER BY created_at DESC, id DESC LIMIT 1)`,
     file_delivery_id: delivery.id,
     created_at: delivery.created_at,
     submitted_at: null,
@@ -279,4 +281,30 @@ export async function holdBackFullFamilies(
   for (let start = 0; start < rows.length; start += 1000) await tx.insertInto('member_transactions').values(rows.slice(start, start + 1000)).execute()
   for (const row of rows) transactionsOf.set(row.subscriber_id, [row.id])
   await refreshFamilyStatuses(tx, families.map((subscriberId) => ({ subscriberId, coveragePeriodId: delivery.coverage_period_id })), now)
+}
+
+/**
+ * The life events of changes a family was held back with and that never reached the carrier since
+ * (transactions in `errors`, never submitted, with no carried transaction after them), oldest
+ * first, by subscriber: the change file that carries the family at last names its loops by them
+ * too (a newborn held back still goes as a birth once its name is corrected).
+ */
+export async function heldBackEvents(tx: Tx, coveragePeriodId: string, deliveryId: string, subscriberIds: readonly string[]): Promise<Map<string, string[]>> {
+  const events = new Map<string, string[]>()
+  if (subscriberIds.length === 0) return events
+  const rows = await sql<{ subscriber_id: string; qualifying_life_event_id: string }>`
+    SELECT t.subscriber_id, t.qualifying_life_event_id FROM member_transactions t
+     WHERE t.coverage_period_id = ${coveragePeriodId} AND t.subscriber_id = ANY(${[...subscriberIds]}::uuid[])
+       AND t.status = 'errors' AND t.submitted_at IS NULL AND t.qualifying_life_event_id IS NOT NULL
+       AND t.file_delivery_id IS NOT NULL AND t.file_delivery_id <> ${deliveryId}
+       AND NOT EXISTS (SELECT 1 FROM member_transactions c
+                        WHERE c.coverage_period_id = t.coverage_period_id AND c.subscriber_id = t.subscriber_id
+                          AND c.submitted_at IS NOT NULL AND (c.created_at, c.id) > (t.created_at, t.id))
+     ORDER BY t.created_at, t.id`.execute(tx)
+  for (const row of rows.rows) {
+    const list = events.get(row.subscriber_id) ?? []
+    if (!list.includes(row.qualifying_life_event_id)) list.push(row.qualifying_life_event_id)
+    events.set(row.subscriber_id, list)
+  }
+  return events
 }
