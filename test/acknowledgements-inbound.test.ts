@@ -9,15 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uuidv7 } from '../src/lib/ids.js'
 import { ReceivedAcknowledgementSchema } from '../src/modules/acknowledgements/acknowledgements.schema.js'
 import {
+  createAcknowledgementInboxes,
   createAcknowledgementOverdueCheck,
   createAcknowledgementPickupCheck,
   createAcknowledgementReceiver,
   DirectoryInbox,
   overdueSubject,
+  pickUpAcknowledgements,
   type AcknowledgementReceiver,
 } from '../src/modules/acknowledgements/index.js'
+import { ConfigError } from '../src/config.js'
+import type { CarrierConfig } from '../src/modules/carriers/carriers.schema.js'
 import { dedupeKeyOf } from '../src/modules/errors/raise-errors.js'
 import { installThroughApi, settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { startSftpServer, type TestSftpServer } from './helpers/sftp-server.js'
 import { call, expectProblem, type Credential } from './helpers/test-app.js'
 
 // The validator's samples (test/fixtures/x12/README.md): each 999 answers group 1 (full files) or 2 (the change file).
@@ -398,5 +403,55 @@ describe('overdue acknowledgements', () => {
     await check()
     expect(await statusOf(quickId)).toBe('overdue')
     expect(await statusOf(slowId)).toBe('awaited')
+  })
+})
+
+describe('inbound pickup over SFTP', () => {
+  let server: TestSftpServer
+  beforeAll(async () => {
+    server = await startSftpServer()
+  })
+  afterAll(async () => server?.close())
+
+  const carrierConfig = (name: string, inbound: CarrierConfig['acknowledgement_inbound'], transport: CarrierConfig['edi_transport']): CarrierConfig => ({
+    name,
+    display_name: name,
+    distribution_format: 'edi',
+    member_management: true,
+    requires_pcp_for_hmo: false,
+    sandbox: false,
+    edi_transport: transport,
+    acknowledgement_inbound: inbound,
+  })
+  const sftpTransport = () =>
+    ({ type: 'sftp', host: server.host, port: server.port, username: server.username, password_env: 'ACK_SFTP_PASSWORD', host_key_sha256: server.hostKeySha256, remote_directory: 'outbox' }) as const
+
+  it("when a carrier's acknowledgements wait in its SFTP inbound directory, then they are stored and moved into processed/ on the server", async () => {
+    const carrier = carrierOf('sftp')
+    const delivery = await insertSentDelivery(carrier, 2)
+    await mkdir(join(server.root, 'acks'))
+    await writeFile(join(server.root, 'acks', '999-2.x12'), await fixture('change-accepted.999.x12'))
+    await writeFile(join(server.root, 'acks', 'upload.x12.part'), 'ISA')
+    const inboxes = createAcknowledgementInboxes([carrierConfig(carrier, { type: 'sftp', remote_directory: 'acks' }, sftpTransport())], {
+      outboundDirectory: tmpdir(),
+      env: { ACK_SFTP_PASSWORD: server.password },
+    })
+    expect(inboxes[0]!.inbox.describe()).toContain('inbound directory acks')
+
+    const result = await pickUpAcknowledgements(receiver, inboxes, { now: () => new Date() })
+    expect(result).toEqual({ received: 1, left: 0 })
+    expect(await statusOf(delivery)).toBe('accepted')
+    expect((await stored(carrier)).map((r) => [r.file_name, r.outcome])).toEqual([['999-2.x12', 'matched']])
+    expect((await readdir(join(server.root, 'acks'))).sort()).toEqual(['processed', 'upload.x12.part'])
+    expect(await readdir(join(server.root, 'acks', 'processed'))).toEqual(['999-2.x12'])
+
+    // Nothing waiting: a second visit stores nothing more.
+    expect(await pickUpAcknowledgements(receiver, inboxes, { now: () => new Date() })).toEqual({ received: 0, left: 0 })
+  })
+
+  it('when an SFTP inbound path is configured for a carrier whose files do not go over SFTP, then the start stops with a configuration error', () => {
+    const bad = carrierConfig(carrierOf('nosftp'), { type: 'sftp', remote_directory: 'acks' }, { type: 'directory', path: tmpdir() })
+    expect(() => createAcknowledgementInboxes([bad], { outboundDirectory: tmpdir(), env: {} })).toThrow(ConfigError)
+    expect(() => createAcknowledgementInboxes([bad], { outboundDirectory: tmpdir(), env: {} })).toThrow(/edi_transport is not sftp/)
   })
 })

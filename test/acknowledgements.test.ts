@@ -53,6 +53,10 @@ beforeAll(async () => {
   const content = (await call(bed.t.app, operator, 'GET', `/file_deliveries/${full.id}/content`)).body
   const element = (segment: string, n: number) => content.split('~').map((s) => s.trim()).find((s) => s.startsWith(`${segment}*`))!.split('*')[n]!
   sent = { id: full.id, isa13: element('ISA', 13), gs06: element('GS', 6), st02: element('ST', 2), coveragePeriodId: install.coveragePeriodId }
+  // sandbox_edi answers every 834 with its own TA1 and 999 (sandbox-carriers); these tests post
+  // theirs to a delivery still awaiting, as a real carrier's file would be.
+  await bed.t.db.deleteFrom('acknowledgements').where('file_delivery_id', '=', full.id).execute()
+  await bed.t.db.updateTable('file_deliveries').set({ acknowledgement_status: 'awaited' }).where('id', '=', full.id).execute()
 }, 120_000)
 afterAll(async () => bed?.close())
 

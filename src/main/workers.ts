@@ -35,7 +35,7 @@ export interface WorkersOptions {
   acknowledgementPickup?: boolean
   /** 834 files without a 999 after their carrier's acknowledgement_due_hours marked overdue, on the general worker's polls; on by default. */
   acknowledgementOverdue?: boolean
-  /** Runs in the transaction of each matched acknowledgement the pickup stores (file_validation errors). */
+  /** Runs in the transaction of each matched acknowledgement the pickup or a sandbox carrier stores (file_validation errors). */
   onAcknowledged?: AcknowledgementReceiverDeps['onAcknowledged']
   /** The clock the scheduled checks read (today's date for expiry, now for overdue acknowledgements); the system clock by default. */
   clock?: () => Date
@@ -71,13 +71,16 @@ export function createWorkers(options: WorkersOptions): Workers {
   }
   const clock = options.clock ? { clock: options.clock } : {}
   const { carriers } = options.carrierSide
+  // One receiver for the inbound pickup and the sandbox carrier's answers, with the same hook.
+  const receiver =
+    options.carrierSide.acknowledgements ??
+    createAcknowledgementReceiver({ db, log, ...clock, ...(options.onAcknowledged ? { onAcknowledged: options.onAcknowledged } : {}) })
   if (options.acknowledgementPickup !== false) {
     // Built at start, so a carrier's inbound settings that cannot work stop the start (ConfigError).
     const inboxes = createAcknowledgementInboxes(carriers.all, {
       outboundDirectory: options.carrierSide.settings.outboundDirectory,
       env: options.carrierSide.settings.secrets,
     })
-    const receiver = createAcknowledgementReceiver({ db, log, ...clock, ...(options.onAcknowledged ? { onAcknowledged: options.onAcknowledged } : {}) })
     scheduled.push(['acknowledgement pickup', createAcknowledgementPickupCheck(receiver, inboxes, { log, ...clock })])
   }
   if (options.acknowledgementOverdue !== false) {
@@ -97,7 +100,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   }
   const general = new Worker({
     db,
-    registry: createJobRegistry(createCarrierJobs({ db, ...options.carrierSide })),
+    registry: createJobRegistry(createCarrierJobs({ db, ...options.carrierSide, acknowledgements: receiver })),
     log,
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,

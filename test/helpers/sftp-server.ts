@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { mkdtemp, open, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises'
+import { mkdir, mkdtemp, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, posix } from 'node:path'
@@ -181,7 +181,59 @@ function serveSftp(sftp: SFTPWrapper, root: string, server: TestSftpServer, drop
       (error) => fail(reqId, error),
     )
   })
+  // Directory listings and reads, for clients that pick files up (the acknowledgement inbox).
+  const directories = new Map<number, { path: string; names: string[]; listed: boolean }>()
+  const newHandle = (): { id: number; buffer: Buffer } => {
+    const id = nextHandle++
+    const buffer = Buffer.alloc(4)
+    buffer.writeUInt32BE(id, 0)
+    return { id, buffer }
+  }
+  sftp.on('OPENDIR', (reqId, path) => {
+    readdir(local(path)).then(
+      (names) => {
+        const handle = newHandle()
+        directories.set(handle.id, { path: local(path), names, listed: false })
+        sftp.handle(reqId, handle.buffer)
+      },
+      (error) => fail(reqId, error),
+    )
+  })
+  sftp.on('READDIR', (reqId, handle) => {
+    const directory = handle.length === 4 ? directories.get(handle.readUInt32BE(0)) : undefined
+    if (!directory) return sftp.status(reqId, STATUS_CODE.FAILURE)
+    if (directory.listed) return sftp.status(reqId, STATUS_CODE.EOF)
+    directory.listed = true
+    Promise.all(directory.names.map(async (name) => ({ filename: name, longname: name, attrs: await attrsOf(join(directory.path, name)) }))).then(
+      (entries) => sftp.name(reqId, entries),
+      (error) => fail(reqId, error),
+    )
+  })
+  sftp.on('READ', (reqId, handle, offset, length) => {
+    const file = handleOf(handle)
+    if (!file) return sftp.status(reqId, STATUS_CODE.FAILURE)
+    const buffer = Buffer.alloc(length)
+    file.read(buffer, 0, length, offset).then(
+      ({ bytesRead }) => (bytesRead === 0 ? sftp.status(reqId, STATUS_CODE.EOF) : sftp.data(reqId, buffer.subarray(0, bytesRead))),
+      (error) => fail(reqId, error),
+    )
+  })
+  sftp.on('FSTAT', (reqId, handle) => {
+    const file = handleOf(handle)
+    if (!file) return sftp.status(reqId, STATUS_CODE.FAILURE)
+    file.stat().then(
+      (stats) => sftp.attrs(reqId, { mode: stats.mode, uid: stats.uid, gid: stats.gid, size: stats.size, atime: Math.floor(stats.atimeMs / 1000), mtime: Math.floor(stats.mtimeMs / 1000) }),
+      (error) => fail(reqId, error),
+    )
+  })
+  sftp.on('MKDIR', (reqId, path) => {
+    mkdir(local(path)).then(
+      () => sftp.status(reqId, STATUS_CODE.OK),
+      (error) => fail(reqId, error),
+    )
+  })
   sftp.on('CLOSE', (reqId, handle) => {
+    if (handle.length === 4 && directories.delete(handle.readUInt32BE(0))) return sftp.status(reqId, STATUS_CODE.OK)
     const file = handleOf(handle)
     if (!file) return sftp.status(reqId, STATUS_CODE.FAILURE)
     handles.delete(handle.readUInt32BE(0))
