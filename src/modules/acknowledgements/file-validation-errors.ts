@@ -51,8 +51,11 @@ export interface AcknowledgementFindingsInput {
   /** The stored acknowledgement: named in the resolution message so an operator can find it. */
   acknowledgementId: string
   model: AcknowledgementInterchange
-  /** What this acknowledgement says (acknowledgements.status): accepted or accepted_with_errors resolves. */
-  status: 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected'
+  /**
+   * What this acknowledgement says (acknowledgements.status, not the delivery's recomputed
+   * status): accepted or accepted_with_errors resolves; null (a malformed one) never does.
+   */
+  status: 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | null
 }
 
 export interface AcknowledgementFindingsOutcome {
@@ -123,6 +126,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  *
  * Reads the 834 we sent once, and only when a finding names a segment. Queries are batched: a
  * 999 with 1,000 findings costs a handful of round trips besides raiseErrors' own.
+ *
+ * Wired as the receiver's onAcknowledged hook (acknowledgements.receiver.ts):
+ * `(tx, facts) => recordAcknowledgementFindings(tx, { ssn }, { delivery: facts.delivery,
+ * acknowledgementId: facts.acknowledgement.id, model: facts.model, status: facts.acknowledgement.status })`.
  */
 export async function recordAcknowledgementFindings(
   tx: Transaction<Database>,
