@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox'
 import { AccountSchema, ApiKeySchema, CreatedApiKeySchema } from '../modules/accounts/accounts.schema.js'
-import { AcknowledgementSchema } from '../modules/acknowledgements/acknowledgements.schema.js'
+import { AcknowledgedGroupSchema, AcknowledgementSchema, ReceivedAcknowledgementSchema } from '../modules/acknowledgements/acknowledgements.schema.js'
 import { AuditEventSchema } from '../modules/audit/audit.schema.js'
 import { CoverageTransmissionSchema, FileDeliverySchema } from '../modules/carrier-delivery/file-deliveries.schema.js'
 import { CarrierSchema } from '../modules/carriers/carriers.schema.js'
@@ -68,6 +68,7 @@ export const apiComponents = {
   WorkOrderStatus: WorkOrderStatus,
   // Answers: the resources as the API returns them, and the parts requests share with them.
   Account: AccountSchema,
+  AcknowledgedFunctionalGroup: AcknowledgedGroupSchema,
   Acknowledgement: AcknowledgementSchema,
   Address: AddressSchema,
   Agency: AgencySchema,
@@ -103,6 +104,7 @@ export const apiComponents = {
   Producer: ProducerSchema,
   ProviderSelection: ProviderSelectionSchema,
   QualifyingLifeEvent: LifeEventSchema,
+  ReceivedAcknowledgement: ReceivedAcknowledgementSchema,
   Session: SessionSchema,
   Subscriber: SubscriberSchema,
   User: UserSchema,

@@ -758,6 +758,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every acknowledgement received (operators)
+         * @description Every TA1 and 999 received from carriers, newest first, whichever way it came (posted by an operator, picked up from a carrier's inbound directory or SFTP path, answered by a sandbox carrier) and whatever it turned out to be: `matched` to the 834 file it answers, `unmatched` (readable, but no sent 834 file of that carrier has its control numbers) or `malformed` (not a readable TA1 or 999); `problem` says why. None is dropped: filter on `outcome=unmatched` or `outcome=malformed` to find those that need a person. Includes `raw`, which may copy member data back, so the answer carries `Cache-Control: no-store`.
+         */
+        get: operations["listAcknowledgements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/coverage_periods/{id}/census_requests": {
         parameters: {
             query?: never;
@@ -1407,7 +1427,7 @@ export interface paths {
         put?: never;
         /**
          * Post the carrier's TA1 or 999 for an 834 file (operators)
-         * @description The X12 text of one acknowledgement interchange received by other means (e-mail, a portal), as the body with `Content-Type: application/edi-x12` or `text/plain`: a TA1, a 999, or a TA1 followed by a 999. It must answer this delivery: every TA1-01 its ISA13, every AK1-02 its GS06 (the same number) and every AK2-02 its ST02 (that number on four digits); otherwise 422 acknowledgement_not_for_this_delivery names the number that differs, and nothing is stored. Text that is not a readable TA1 or 999: 422 acknowledgement_malformed. An API submission, or an 834 file not sent yet: 409 acknowledgement_not_expected. The acknowledgement is stored and sets the delivery's acknowledgement_status: `rejected` once a TA1 rejects the interchange, otherwise the latest 999's verdict (AK9-01); a TA1 alone that accepts leaves it `awaited`. The answer includes `raw`: acknowledgements may copy member data back (IK4-04, CTX), so it carries `Cache-Control: no-store`.
+         * @description The X12 text of one acknowledgement interchange received by other means (e-mail, a portal), as the body with `Content-Type: application/edi-x12` or `text/plain`: a TA1, a 999, or a TA1 followed by a 999. It must answer this delivery: every TA1-01 its ISA13, every AK1-02 its GS06 (the same number) and every AK2-02 its ST02 (that number on four digits); otherwise 422 acknowledgement_not_for_this_delivery names the number that differs, and nothing is stored. Text that is not a readable TA1 or 999: 422 acknowledgement_malformed. An API submission, or an 834 file not sent yet: 409 acknowledgement_not_expected. The acknowledgement is stored (201) and sets the delivery's acknowledgement_status: `rejected` once a TA1 rejects the interchange, otherwise the latest 999's verdict (AK9-01); a TA1 alone that accepts leaves it `awaited`; a 999 resolves the error an `overdue` delivery raised. The same text received before from this carrier (posted, or picked up from its inbound directory) is not stored twice: 200 answers the acknowledgement stored then (one kept unmatched is linked to this delivery now). The answer includes `raw`: acknowledgements may copy member data back (IK4-04, CTX), so it carries `Cache-Control: no-store`.
          */
         post: operations["createFileDeliveryAcknowledgement"];
         delete?: never;
@@ -1431,6 +1451,74 @@ export interface components {
             external_identifier: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
+        /** @description A 999: the carrier's verdict on one of our functional groups */
+        AcknowledgedFunctionalGroup: {
+            /** @description AK1-01: 'BE' for an 834 group */
+            functional_id: string;
+            /** @description AK1-02: GS06 of the group acknowledged (ours) */
+            acknowledged_group_control_number: string;
+            version: string | null;
+            transaction_sets: {
+                /** @description AK2-01: '834' for ours */
+                transaction_set_id: string;
+                /** @description AK2-02: ST02 of the set acknowledged */
+                control_number: string;
+                implementation_reference: string | null;
+                segments: {
+                    /** @description IK3-01 */
+                    segment_id: string;
+                    /** @description IK3-02: position in the transaction set, ST = 1 */
+                    position: number;
+                    loop_id: string | null;
+                    error: {
+                        /** @description The code as the carrier sent it */
+                        code: string;
+                        reason: string | null;
+                    } | null;
+                    elements: {
+                        /** @description IK4-01: element position in the segment (DMG02 → 2) */
+                        position: number;
+                        component_position: number | null;
+                        repetition: number | null;
+                        data_element: number | null;
+                        /** @description IK4-03 */
+                        error: {
+                            /** @description The code as the carrier sent it */
+                            code: string;
+                            reason: string | null;
+                        };
+                    }[];
+                }[];
+                /**
+                 * @description IK5-01
+                 * @enum {unknown}
+                 */
+                status: "accepted" | "accepted_with_errors" | "rejected" | "rejected_authentication_failed" | "rejected_assurance_failed" | "rejected_content_unreadable";
+                /** @description IK5-02 ... IK5-06 */
+                errors: {
+                    /** @description The code as the carrier sent it */
+                    code: string;
+                    reason: string | null;
+                }[];
+            }[];
+            /**
+             * @description AK9-01
+             * @enum {unknown}
+             */
+            status: "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected";
+            /** @description AK9-02, AK9-03, AK9-04: transaction sets included, received and accepted */
+            counts: {
+                included: number;
+                received: number;
+                accepted: number;
+            };
+            /** @description AK9-05 ... AK9-09 */
+            errors: {
+                /** @description The code as the carrier sent it */
+                code: string;
+                reason: string | null;
+            }[];
+        };
         Acknowledgement: {
             id: components["schemas"]["Uuid"];
             /**
@@ -1449,10 +1537,10 @@ export interface components {
              */
             status: "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected";
             /**
-             * @description `operator`: posted through POST /file_deliveries/{id}/acknowledgements
+             * @description `operator`: posted through POST /file_deliveries/{id}/acknowledgements; `inbound`: picked up from the carrier's inbound directory or SFTP path; `sandbox`: answered by a sandbox carrier
              * @enum {unknown}
              */
-            source: "operator";
+            source: "operator" | "inbound" | "sandbox";
             received_at: components["schemas"]["Timestamp"];
             /** @description ISA13 of the acknowledgement's own interchange (the carrier's number) */
             carrier_control_number: string;
@@ -1471,73 +1559,7 @@ export interface components {
                     reason: string | null;
                 };
             }[];
-            functional_groups: {
-                /** @description AK1-01: 'BE' for an 834 group */
-                functional_id: string;
-                /** @description AK1-02: GS06 of the group acknowledged (ours) */
-                acknowledged_group_control_number: string;
-                version: string | null;
-                transaction_sets: {
-                    /** @description AK2-01: '834' for ours */
-                    transaction_set_id: string;
-                    /** @description AK2-02: ST02 of the set acknowledged */
-                    control_number: string;
-                    implementation_reference: string | null;
-                    segments: {
-                        /** @description IK3-01 */
-                        segment_id: string;
-                        /** @description IK3-02: position in the transaction set, ST = 1 */
-                        position: number;
-                        loop_id: string | null;
-                        error: {
-                            /** @description The code as the carrier sent it */
-                            code: string;
-                            reason: string | null;
-                        } | null;
-                        elements: {
-                            /** @description IK4-01: element position in the segment (DMG02 → 2) */
-                            position: number;
-                            component_position: number | null;
-                            repetition: number | null;
-                            data_element: number | null;
-                            /** @description IK4-03 */
-                            error: {
-                                /** @description The code as the carrier sent it */
-                                code: string;
-                                reason: string | null;
-                            };
-                        }[];
-                    }[];
-                    /**
-                     * @description IK5-01
-                     * @enum {unknown}
-                     */
-                    status: "accepted" | "accepted_with_errors" | "rejected" | "rejected_authentication_failed" | "rejected_assurance_failed" | "rejected_content_unreadable";
-                    /** @description IK5-02 ... IK5-06 */
-                    errors: {
-                        /** @description The code as the carrier sent it */
-                        code: string;
-                        reason: string | null;
-                    }[];
-                }[];
-                /**
-                 * @description AK9-01
-                 * @enum {unknown}
-                 */
-                status: "accepted" | "accepted_with_errors" | "partially_accepted" | "rejected";
-                /** @description AK9-02, AK9-03, AK9-04: transaction sets included, received and accepted */
-                counts: {
-                    included: number;
-                    received: number;
-                    accepted: number;
-                };
-                /** @description AK9-05 ... AK9-09 */
-                errors: {
-                    /** @description The code as the carrier sent it */
-                    code: string;
-                    reason: string | null;
-                }[];
-            }[];
+            functional_groups: components["schemas"]["AcknowledgedFunctionalGroup"][];
             /** @description The X12 text as received; operators only (it may copy member data back, in IK4-04 and CTX) */
             raw?: string;
         };
@@ -2541,6 +2563,47 @@ export interface components {
                 critical_illness?: components["schemas"]["ElectionInput"];
                 accident?: components["schemas"]["ElectionInput"];
             };
+        };
+        ReceivedAcknowledgement: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description `matched`: linked to the 834 file it answers; `unmatched`: readable, but no sent 834 file of the carrier has its control numbers; `malformed`: not a readable TA1 or 999
+             * @enum {unknown}
+             */
+            outcome: "matched" | "unmatched" | "malformed";
+            problem: string | null;
+            carrier_name: string;
+            file_name: string | null;
+            file_delivery_id: string | null;
+            kind: ("ta1" | "999") | null;
+            status: ("accepted" | "accepted_with_errors" | "partially_accepted" | "rejected") | null;
+            /**
+             * @description `operator`: posted through POST /file_deliveries/{id}/acknowledgements; `inbound`: picked up from the carrier's inbound directory or SFTP path; `sandbox`: answered by a sandbox carrier
+             * @enum {unknown}
+             */
+            source: "operator" | "inbound" | "sandbox";
+            received_at: components["schemas"]["Timestamp"];
+            carrier_control_number: string | null;
+            /** @description Empty when malformed */
+            ta1s: {
+                /** @description TA1-01: ISA13 of the interchange acknowledged (ours) */
+                acknowledged_control_number: string;
+                /**
+                 * @description TA1-04
+                 * @enum {unknown}
+                 */
+                status: "accepted" | "accepted_with_errors" | "rejected";
+                /** @description TA1-05; '000' when there is no error */
+                note: {
+                    /** @description The code as the carrier sent it */
+                    code: string;
+                    reason: string | null;
+                };
+            }[];
+            /** @description Empty when malformed */
+            functional_groups: components["schemas"]["AcknowledgedFunctionalGroup"][];
+            /** @description The X12 text as received (it may copy member data back, in IK4-04 and CTX) */
+            raw: string;
         };
         Session: {
             user: components["schemas"]["User"];
@@ -7087,6 +7150,86 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAcknowledgements: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1,000,000) */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, at most 100 */
+                per_page?: components["parameters"]["PerPage"];
+                outcome?: "matched" | "unmatched" | "malformed";
+                carrier_name?: string;
+                source?: "operator" | "inbound" | "sandbox";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of acknowledgements received, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "acknowledgements": [
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-0000000000f1",
+                     *           "file_delivery_id": null,
+                     *           "kind": "999",
+                     *           "status": "accepted",
+                     *           "source": "inbound",
+                     *           "received_at": "2026-11-22T09:41:10.220Z",
+                     *           "carrier_control_number": "611220931",
+                     *           "ta1s": [],
+                     *           "functional_groups": [
+                     *             {
+                     *               "functional_id": "BE",
+                     *               "acknowledged_group_control_number": "42",
+                     *               "version": "005010X220A1",
+                     *               "transaction_sets": [
+                     *                 {
+                     *                   "transaction_set_id": "834",
+                     *                   "control_number": "0042",
+                     *                   "implementation_reference": "005010X220A1",
+                     *                   "segments": [],
+                     *                   "status": "accepted",
+                     *                   "errors": []
+                     *                 }
+                     *               ],
+                     *               "status": "accepted",
+                     *               "counts": {
+                     *                 "included": 1,
+                     *                 "received": 1,
+                     *                 "accepted": 1
+                     *               },
+                     *               "errors": []
+                     *             }
+                     *           ],
+                     *           "raw": "ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~",
+                     *           "outcome": "unmatched",
+                     *           "problem": "No sent 834 file of carrier aetna has interchange control number 42 (AK1-02)",
+                     *           "carrier_name": "aetna",
+                     *           "file_name": "999_20261122_0931.x12"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        acknowledgements: components["schemas"]["ReceivedAcknowledgement"][];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listCensusRequests: {
         parameters: {
             query?: {
@@ -9411,6 +9554,56 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The same text from this carrier was received before: the acknowledgement stored then */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "acknowledgement": {
+                     *         "id": "0193a4b2-0000-7000-8000-0000000000f1",
+                     *         "file_delivery_id": "0193a4b2-0000-7000-8000-0000000000d1",
+                     *         "kind": "999",
+                     *         "status": "accepted",
+                     *         "source": "operator",
+                     *         "received_at": "2026-11-22T09:41:10.220Z",
+                     *         "carrier_control_number": "611220931",
+                     *         "ta1s": [],
+                     *         "functional_groups": [
+                     *           {
+                     *             "functional_id": "BE",
+                     *             "acknowledged_group_control_number": "42",
+                     *             "version": "005010X220A1",
+                     *             "transaction_sets": [
+                     *               {
+                     *                 "transaction_set_id": "834",
+                     *                 "control_number": "0042",
+                     *                 "implementation_reference": "005010X220A1",
+                     *                 "segments": [],
+                     *                 "status": "accepted",
+                     *                 "errors": []
+                     *               }
+                     *             ],
+                     *             "status": "accepted",
+                     *             "counts": {
+                     *               "included": 1,
+                     *               "received": 1,
+                     *               "accepted": 1
+                     *             },
+                     *             "errors": []
+                     *           }
+                     *         ],
+                     *         "raw": "ISA*00*          *00*          *ZZ*SANDBOX_EDI    *ZZ*ENROLLSYNC     *261122*0931*^*00501*611220931*0*T*:~GS*FA*SANDBOX_EDI*ENROLLSYNC*20261122*093107*7001*X*005010X231~ST*999*0001*005010X231~AK1*BE*42*005010X220A1~AK2*834*0042*005010X220A1~IK5*A~AK9*A*1*1*1~SE*6*0001~GE*1*7001~IEA*1*611220931~"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        acknowledgement: components["schemas"]["Acknowledgement"];
+                    };
+                };
+            };
             /** @description The acknowledgement stored */
             201: {
                 headers: {

@@ -48,7 +48,7 @@ const TransactionSetAck = Type.Object(
   { additionalProperties: false },
 )
 
-const GroupAck = Type.Object(
+export const AcknowledgedGroupSchema = Type.Object(
   {
     functional_id: Type.String({ description: "AK1-01: 'BE' for an 834 group" }),
     acknowledged_group_control_number: Type.String({ description: 'AK1-02: GS06 of the group acknowledged (ours)' }),
@@ -91,7 +91,7 @@ export const AcknowledgementSchema = Type.Object(
     received_at: Timestamp,
     carrier_control_number: Type.String({ description: "ISA13 of the acknowledgement's own interchange (the carrier's number)" }),
     ta1s: Type.Array(Ta1),
-    functional_groups: Type.Array(GroupAck),
+    functional_groups: Type.Array(AcknowledgedGroupSchema),
     raw: Type.Optional(
       Type.String({ description: 'The X12 text as received; operators only (it may copy member data back, in IK4-04 and CTX)' }),
     ),
@@ -173,7 +173,7 @@ export const ReceivedAcknowledgementSchema = Type.Object(
     received_at: Timestamp,
     carrier_control_number: Nullable(Type.String({ description: "ISA13 of the acknowledgement's own interchange; null when malformed" })),
     ta1s: Type.Array(Ta1, { description: 'Empty when malformed' }),
-    functional_groups: Type.Array(GroupAck, { description: 'Empty when malformed' }),
+    functional_groups: Type.Array(AcknowledgedGroupSchema, { description: 'Empty when malformed' }),
     raw: Type.String({ description: 'The X12 text as received (it may copy member data back, in IK4-04 and CTX)' }),
   },
   { additionalProperties: false },
