@@ -41,7 +41,7 @@ export function statusStated(ack: AcknowledgementInterchange): FunctionalGroupSt
 /**
  * The delivery's status from all its acknowledgements (newest first): rejected once a TA1 rejects
  * the interchange (the carrier then read none of it); otherwise the latest 999's verdict; with no
- * 999 yet, the status stays as it was (awaited, or overdue once that job exists).
+ * 999 yet, the status stays as it was (awaited, or overdue once the overdue check marked it).
  */
 export function deliveryStatusOf(acks: readonly { kind: 'ta1' | '999'; status: FunctionalGroupStatus; model: AcknowledgementInterchange }[], current: AcknowledgementStatus | null): AcknowledgementStatus {
   if (acks.some((ack) => ta1Rejects(ack.model))) return 'rejected'
