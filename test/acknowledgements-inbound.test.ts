@@ -19,11 +19,15 @@ import {
   type AcknowledgementReceiver,
 } from '../src/modules/acknowledgements/index.js'
 import { ConfigError } from '../src/config.js'
+import { createWorkers, type Workers } from '../src/main/workers.js'
+import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../src/modules/carriers/carriers.schema.js'
 import { dedupeKeyOf } from '../src/modules/errors/raise-errors.js'
 import { installThroughApi, settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { startSftpServer, type TestSftpServer } from './helpers/sftp-server.js'
-import { call, expectProblem, type Credential } from './helpers/test-app.js'
+import { insertGroupWithLocation } from './helpers/installation-factories.js'
+import { call, expectProblem, startTestApp, testSsnProtection, type Credential } from './helpers/test-app.js'
+import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, waitFor } from './helpers/webhooks.js'
 
 // The validator's samples (test/fixtures/x12/README.md): each 999 answers group 1 (full files) or 2 (the change file).
 const FIXTURES = fileURLToPath(new URL('./fixtures/x12/', import.meta.url))
@@ -453,5 +457,77 @@ describe('inbound pickup over SFTP', () => {
     const bad = carrierConfig(carrierOf('nosftp'), { type: 'sftp', remote_directory: 'acks' }, { type: 'directory', path: tmpdir() })
     expect(() => createAcknowledgementInboxes([bad], { outboundDirectory: tmpdir(), env: {} })).toThrow(ConfigError)
     expect(() => createAcknowledgementInboxes([bad], { outboundDirectory: tmpdir(), env: {} })).toThrow(/edi_transport is not sftp/)
+  })
+})
+
+describe("the service's workers", () => {
+  it("when the workers run, then the general worker's polls pick up inbound files and mark overdue files by the clock and carrier settings they are given", async () => {
+    // A database of its own: started workers claim every due job of theirs.
+    const isolated = await openIsolatedDatabase()
+    const own = await startTestApp({ database: isolated.handle })
+    const inbox = await mkdtemp(join(tmpdir(), 'ack-workers-'))
+    let running: Workers | undefined
+    try {
+      const owner = await own.newPartner()
+      const { group } = await insertGroupWithLocation(own.db, owner.accountId)
+      const res = await call(own.app, owner, 'POST', `/groups/${group.id}/coverage_periods`, {
+        coverage_period: { external_identifier: 'plan-year-2027', coverage_start_date: '2027-01-01', coverage_end_date: '2027-12-31', employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' } },
+      })
+      expect(res.statusCode, res.body).toBe(201)
+      const deliveryId = uuidv7()
+      await own.db
+        .insertInto('file_deliveries')
+        .values({
+          id: deliveryId,
+          account_id: owner.accountId,
+          coverage_period_id: res.json().coverage_period.id,
+          group_id: group.id,
+          carrier_name: 'acme_ack',
+          kind: 'change',
+          channel: 'edi',
+          file_name: 'acme-change-7.x12',
+          status: 'sent',
+          sent_at: new Date('2026-11-25T08:00:00.000Z'),
+          interchange_control_number: 7,
+          acknowledgement_status: 'awaited',
+          created_at: new Date('2026-11-25T08:00:00.000Z'),
+          updated_at: new Date('2026-11-25T08:00:00.000Z'),
+        })
+        .execute()
+      // An answer to a file nobody sent: kept unmatched, and the file moved.
+      await writeFile(join(inbox, 'ack-3.x12'), await fixture('change-accepted.999.x12'))
+      const acme: CarrierConfig = {
+        name: 'acme_ack',
+        display_name: 'Acme',
+        distribution_format: 'edi',
+        member_management: true,
+        requires_pcp_for_hmo: false,
+        sandbox: false,
+        edi_transport: { type: 'directory', path: join(inbox, 'out') },
+        acknowledgement_inbound: { type: 'directory', path: inbox },
+        acknowledgement_due_hours: 2,
+      }
+      running = createWorkers({
+        db: own.db,
+        log: pino({ level: 'silent' }),
+        worker: { concurrency: 1, pollMs: 20 },
+        staleAfterMs: 300_000,
+        webhooks: testWebhookSettings(),
+        housekeeping: false,
+        clock: () => new Date('2026-11-25T10:30:00.000Z'),
+        carrierSide: { ssn: testSsnProtection(), carriers: new CarrierCatalog([acme]), settings: testCarrierSettings() },
+      })
+      running.start()
+      const statusNow = async () => (await own.db.selectFrom('file_deliveries').select('acknowledgement_status').where('id', '=', deliveryId).executeTakeFirstOrThrow()).acknowledgement_status
+      expect(await waitFor(async () => ((await statusNow()) === 'overdue' ? true : undefined), 10_000, 'the delivery to become overdue')).toBe(true)
+      expect(await waitFor(async () => ((await readdir(inbox)).includes('ack-3.x12') ? undefined : true), 10_000, 'the inbound file to be processed')).toBe(true)
+      const [kept] = await own.db.selectFrom('acknowledgements').selectAll().where('carrier_name', '=', 'acme_ack').execute()
+      expect(kept).toMatchObject({ outcome: 'unmatched', file_name: 'ack-3.x12', source: 'inbound' })
+    } finally {
+      await running?.stop()
+      await own.close()
+      await isolated.close()
+      await rm(inbox, { recursive: true, force: true })
+    }
   })
 })
