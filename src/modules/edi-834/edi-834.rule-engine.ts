@@ -196,6 +196,17 @@ function describe(rule: SegmentRule | LoopRule): string {
   return rule.kind === 'loop' ? `loop ${rule.id} (${rule.name})` : `${rule.id} (${rule.name})`
 }
 
+/** Required children of `loop` from `from` to `to` (exclusive) that never occurred, noticed at `near`. */
+function missingChildren(loop: LoopRule, counts: readonly number[], from: number, to: number, near: X12Token, out: Edi834Problem[]): void {
+  for (let k = from; k < to; k++) {
+    const child = loop.children[k] as SegmentRule | LoopRule
+    if (child.usage === 'required' && counts[k] === 0) {
+      const missingSegment = child.kind === 'loop' ? child.children[0].id : child.id
+      out.push({ position: near.position, segment: near.id, loop: loop.id, message: `missing required ${describe(child)} in loop ${loop.id}`, segmentCode: '3', missingSegment })
+    }
+  }
+}
+
 /**
  * Walks `tokens[cursor.pos]` onward as one repeat of `loop` (its first segment at `cursor.pos`),
  * descending into child loops, until a segment belongs to an enclosing loop or the end.
@@ -204,19 +215,11 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
   const frame: Frame = { loop, at: 1 }
   const counts = new Array<number>(loop.children.length).fill(0)
   const start = tokens[cursor.pos] as X12Token
-  const seen = [start]
+  // Only a loop that must contain a segment keeps what it saw (the check runs on every member of a full file).
+  const seen = loop.mustContain ? [start] : null
   checkSegment(start, loop.children[0], out, loop.id)
   counts[0] = 1
   cursor.pos++
-  const missing = (from: number, to: number, near: X12Token): void => {
-    for (let k = from; k < to; k++) {
-      const child = loop.children[k] as SegmentRule | LoopRule
-      if (child.usage === 'required' && counts[k] === 0) {
-        const missingSegment = child.kind === 'loop' ? child.children[0].id : child.id
-        out.push({ position: near.position, segment: near.id, loop: loop.id, message: `missing required ${describe(child)} in loop ${loop.id}`, segmentCode: '3', missingSegment })
-      }
-    }
-  }
   while (cursor.pos < tokens.length) {
     const token = tokens[cursor.pos] as X12Token
     const j = findChild(frame, token)
@@ -227,7 +230,7 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
       cursor.pos++
       continue
     }
-    if (j > frame.at) missing(frame.at, j, token)
+    if (j > frame.at) missingChildren(loop, counts, frame.at, j, token, out)
     frame.at = j
     const child = loop.children[j] as SegmentRule | LoopRule
     counts[j] = (counts[j] ?? 0) + 1
@@ -236,16 +239,16 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
     }
     if (child.kind === 'segment') {
       checkSegment(token, child, out, loop.id)
-      seen.push(token)
+      seen?.push(token)
       cursor.pos++
     } else {
       walkLoop(child, tokens, cursor, [...parents, frame], out)
     }
   }
   const last = tokens[Math.min(cursor.pos, tokens.length) - 1] ?? start
-  missing(frame.at, loop.children.length, last)
+  missingChildren(loop, counts, frame.at, loop.children.length, last, out)
   for (const must of loop.mustContain ?? []) {
-    if (!seen.some((t) => t.id === must.id && el(t, must.element) === must.value)) {
+    if (!seen!.some((t) => t.id === must.id && el(t, must.element) === must.value)) {
       out.push({ position: start.position, segment: start.id, loop: loop.id, message: `loop ${loop.id} has no ${must.id}*${must.value}`, segmentCode: '3', missingSegment: must.id })
     }
   }
