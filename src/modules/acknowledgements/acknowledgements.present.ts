@@ -1,4 +1,4 @@
-import type { Acknowledgement, ReceivedAcknowledgement } from './acknowledgements.schema.js'
+import type { Acknowledgement, ReceivedAcknowledgementView } from './acknowledgements.schema.js'
 import type { AcknowledgementRow } from './acknowledgements.repo.js'
 import type { AcknowledgementInterchange } from './x12-ack.model.js'
 
@@ -56,7 +56,7 @@ export function presentAcknowledgement(row: AcknowledgementRow, withRaw: boolean
 }
 
 /** Any acknowledgement received, for the operators' report (GET /acknowledgements). */
-export function presentReceived(row: AcknowledgementRow): ReceivedAcknowledgement {
+export function presentReceived(row: AcknowledgementRow): ReceivedAcknowledgementView {
   const model = row.model as AcknowledgementInterchange | null
   return {
     id: row.id,

@@ -178,7 +178,8 @@ export const ReceivedAcknowledgementSchema = Type.Object(
   },
   { additionalProperties: false },
 )
-export type ReceivedAcknowledgement = Static<typeof ReceivedAcknowledgementSchema>
+/** Named apart from the receiver's ReceivedAcknowledgement (acknowledgement-receiver.ts), which is what receive() answers. */
+export type ReceivedAcknowledgementView = Static<typeof ReceivedAcknowledgementSchema>
 
 export const ReceivedAcknowledgementList = Type.Object(
   { acknowledgements: Type.Array(ReceivedAcknowledgementSchema) },

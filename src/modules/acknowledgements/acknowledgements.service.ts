@@ -7,7 +7,7 @@ import { acknowledgementMalformed, acknowledgementNotExpected, acknowledgementNo
 import { presentAcknowledgement, presentReceived } from './acknowledgements.present.js'
 import { createAcknowledgementReceiver, type AcknowledgementReceiverDeps, type AcknowledgementReceiverImpl } from './acknowledgements.receiver.js'
 import * as repo from './acknowledgements.repo.js'
-import type { Acknowledgement, ReceivedAcknowledgement } from './acknowledgements.schema.js'
+import type { Acknowledgement, ReceivedAcknowledgementView } from './acknowledgements.schema.js'
 import { mismatchOf } from './acknowledgements.status.js'
 import { AcknowledgementParseError } from './x12-ack.errors.js'
 import type { AcknowledgementInterchange } from './x12-ack.model.js'
@@ -26,7 +26,7 @@ export interface AcknowledgementsService {
   post(actor: Actor, fileDeliveryId: string, text: string): Promise<{ acknowledgement: Acknowledgement; created: boolean }>
   list(actor: Actor, fileDeliveryId: string): Promise<Acknowledgement[]>
   /** Every acknowledgement received, for operators (GET /acknowledgements). */
-  listReceived(filters: repo.ReceivedFilters, pageReq: PageRequest): Promise<{ items: ReceivedAcknowledgement[]; total: number }>
+  listReceived(filters: repo.ReceivedFilters, pageReq: PageRequest): Promise<{ items: ReceivedAcknowledgementView[]; total: number }>
   readonly receiver: AcknowledgementReceiverImpl
 }
 
