@@ -86,7 +86,8 @@ export class PreSendCheck {
   /** Watched members checked in this pass (passing or not). */
   readonly checked = new Set<string>()
   private readonly heldFamilies = new Set<string>()
-  private readonly heldMembers = new Set<string>()
+  /** Held-back member ids, with their subscriber's. */
+  private readonly heldMembers = new Map<string, string>()
   private readonly segments = new Map<Edi834Member, readonly X12Segment[]>()
 
   constructor(
@@ -96,14 +97,14 @@ export class PreSendCheck {
   ) {
     for (const member of known) {
       if (member.memberId === member.subscriberId) this.heldFamilies.add(member.subscriberId)
-      this.heldMembers.add(member.memberId)
+      this.heldMembers.set(member.memberId, member.subscriberId)
     }
   }
 
   /** What countEnrolled leaves out: held families and dependents held alone. */
   get excluded(): { families: string[]; dependents: string[] } {
-    const families = [...this.heldFamilies]
-    return { families, dependents: [...this.heldMembers].filter((id) => !this.heldFamilies.has(id)) }
+    const dependents = [...this.heldMembers].filter(([id, subscriberId]) => id !== subscriberId && !this.heldFamilies.has(subscriberId)).map(([id]) => id)
+    return { families: [...this.heldFamilies], dependents }
   }
 
   /**
@@ -142,7 +143,7 @@ export class PreSendCheck {
       newlyHeld.add(member.memberId)
       this.found.push({ memberId: member.memberId, subscriberId, findings: failing.get(member.memberId) ?? [] })
     }
-    for (const id of newlyHeld) this.heldMembers.add(id)
+    for (const id of newlyHeld) this.heldMembers.set(id, subscriberId)
     if (subscriberFails) this.heldFamilies.add(subscriberId)
     const kept = members.filter((m) => !holds(m))
     for (const member of members) if (holds(member)) this.segments.delete(member)
