@@ -244,7 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
   fileDeliveriesRoutes(app, deps.db, deps.ssnProtection)
-  acknowledgementsRoutes(app, createAcknowledgementsService(deps.db))
+  acknowledgementsRoutes(app, createAcknowledgementsService(deps.db, { ssn: deps.ssnProtection }))
   censusReadRoutes(app, deps.db)
   // Built here rather than in createServices: they need the SSN keys, which the CLI does not hold.
   censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)

@@ -96,7 +96,7 @@ beforeAll(async () => {
   const [full] = (await call(bed.t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).json().file_deliveries
   expect(full).toMatchObject({ channel: 'edi', status: 'sent' })
   sentId = full.id
-  receiver = createAcknowledgementReceiver({ db: bed.t.db, log })
+  receiver = createAcknowledgementReceiver({ db: bed.t.db, ssn: testSsnProtection(), log })
 }, 120_000)
 afterAll(async () => bed?.close())
 

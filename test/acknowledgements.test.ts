@@ -165,6 +165,17 @@ describe('acknowledgements of an 834 delivery', () => {
     // The bad value the carrier copied back (IK4-04: a birth date) is in raw only.
     expect(JSON.stringify({ ...ack, raw: undefined })).not.toContain('1985061')
     expect((await deliveryOf(partner, sent.id)).acknowledgement_status).toBe('rejected')
+
+    // Posted through the route, its two IK4 findings became file_validation errors for the operators.
+    const errors = (await call(bed.t.app, partner, 'GET', `/coverage_periods/${sent.coveragePeriodId}/errors?source=file_validation`)).json().errors
+    const fromThis = errors.filter((e: { message: string }) => e.message.startsWith("The carrier's 999 rejected DMG"))
+    // (The sample's position 19 is another segment in this file, so no loop is claimed.)
+    expect(fromThis.map((e: { message: string }) => e.message).sort()).toEqual([
+      "The carrier's 999 rejected DMG02: a data element has an invalid date (IK4 code 8).",
+      "The carrier's 999 rejected DMG03: a data element has an invalid code value (IK4 code 7).",
+    ])
+    expect(fromThis.every((e: { assignee: string; status: string }) => e.assignee === 'service' && e.status === 'unresolved')).toBe(true)
+    expect(JSON.stringify(fromThis)).not.toContain('1985061')
   })
 
   it('when the acknowledgements are listed, then they come newest first, with raw for operators and without for the partner', async () => {

@@ -10,7 +10,6 @@ import {
   createAcknowledgementOverdueCheck,
   createAcknowledgementPickupCheck,
   createAcknowledgementReceiver,
-  type AcknowledgementReceiverDeps,
 } from '../modules/acknowledgements/index.js'
 import { createCarrierJobs, type CarrierSideDeps } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
 import { DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS } from '../modules/carriers/carriers.schema.js'
@@ -35,8 +34,6 @@ export interface WorkersOptions {
   acknowledgementPickup?: boolean
   /** 834 files without a 999 after their carrier's acknowledgement_due_hours marked overdue, on the general worker's polls; on by default. */
   acknowledgementOverdue?: boolean
-  /** Runs in the transaction of each matched acknowledgement the pickup or a sandbox carrier stores (file_validation errors). */
-  onAcknowledged?: AcknowledgementReceiverDeps['onAcknowledged']
   /** The clock the scheduled checks read (today's date for expiry, now for overdue acknowledgements); the system clock by default. */
   clock?: () => Date
   /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports). */
@@ -74,7 +71,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   // One receiver for the inbound pickup and the sandbox carrier's answers, with the same hook.
   const receiver =
     options.carrierSide.acknowledgements ??
-    createAcknowledgementReceiver({ db, log, ...clock, ...(options.onAcknowledged ? { onAcknowledged: options.onAcknowledged } : {}) })
+    createAcknowledgementReceiver({ db, ssn: options.carrierSide.ssn, log, ...clock })
   if (options.acknowledgementPickup !== false) {
     // Built at start, so a carrier's inbound settings that cannot work stop the start (ConfigError).
     const inboxes = createAcknowledgementInboxes(carriers.all, {

@@ -3,23 +3,16 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Transaction } from 'kysely'
 import type { AcknowledgementStatus, Database, Db } from '../../db/schema.js'
 import { uuidv7 } from '../../lib/ids.js'
+import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
 import { resolveOverdueError } from './acknowledgements.overdue.js'
 import * as repo from './acknowledgements.repo.js'
+import { recordAcknowledgementFindings } from './file-validation-errors.js'
 import type { AcknowledgementRow, FileDeliveryRow } from './acknowledgements.repo.js'
 import { deliveryStatusOf, mismatchOf, statusStated } from './acknowledgements.status.js'
 import { AcknowledgementParseError } from './x12-ack.errors.js'
 import type { AcknowledgementInterchange } from './x12-ack.model.js'
 import { parseAcknowledgement } from './x12-ack.parse.js'
-
-/** What a matched acknowledgement did, for whoever acts on it in the same transaction (file_validation errors). */
-export interface AcknowledgedFacts {
-  /** The delivery, locked, with its acknowledgement_status as now recomputed. */
-  delivery: FileDeliveryRow
-  acknowledgement: AcknowledgementRow
-  model: AcknowledgementInterchange
-  status: AcknowledgementStatus
-}
 
 export interface AcknowledgementReceiverDeps {
   db: Db
@@ -27,11 +20,12 @@ export interface AcknowledgementReceiverDeps {
   /** The clock receivedAt defaults to; tests pass their own. */
   clock?: () => Date
   /**
-   * Runs after a matched TA1 or 999 is stored and the delivery's status recomputed, inside that
-   * transaction: a failure rolls the acknowledgement back too (an inbound file then stays for the
-   * next poll).
+   * Opens the 834 we sent (its chunks are sealed) to locate a 999's findings in it: each finding
+   * becomes a file_validation error in the acknowledgement's own transaction
+   * (file-validation-errors.ts), so an inbound file whose errors cannot be recorded stays for the
+   * next poll instead of being half taken.
    */
-  onAcknowledged?: (tx: Transaction<Database>, facts: AcknowledgedFacts) => Promise<void>
+  ssn: SsnProtection
 }
 
 /** The receiver's own answer, a little more than the shared interface's: whether it was stored before. */
@@ -97,7 +91,8 @@ const receiptOf = (row: AcknowledgementRow, duplicate: boolean): Receipt => ({ i
 /**
  * The one way acknowledgements enter (acknowledgement-receiver.ts): read, matched by carrier and
  * control numbers, stored either way, the delivery's acknowledgement_status recomputed, its
- * overdue error resolved, and the onAcknowledged hook run, all in one transaction. The same text
+ * overdue error resolved, and its findings raised as file_validation errors (or earlier ones
+ * resolved), all in one transaction. The same text
  * from the same carrier is stored once: receiving it again answers the stored one, except that an
  * unmatched one is matched again (its 834 may be known now, or an operator names it).
  */
@@ -158,8 +153,8 @@ export function createAcknowledgementReceiver(deps: AcknowledgementReceiverDeps)
         })
         if (!row) return receiptOf((await repo.findAcknowledgementByRaw(tx, arrival.carrierName, rawSha256))!, true)
       }
-      const status = await applyToDelivery(tx, delivery, now)
-      await deps.onAcknowledged?.(tx, { delivery: { ...delivery, acknowledgement_status: status }, acknowledgement: row, model: parsed.model, status })
+      await applyToDelivery(tx, delivery, now)
+      await recordAcknowledgementFindings(tx, { ssn: deps.ssn }, { delivery, acknowledgementId: row.id, model: parsed.model, status: row.status }, now)
       return receiptOf(row, false)
     })
     if (receipt.outcome !== 'matched' && !receipt.duplicate) {

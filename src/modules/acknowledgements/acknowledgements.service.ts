@@ -34,7 +34,7 @@ export interface AcknowledgementsServiceOptions extends Omit<AcknowledgementRece
   log?: FastifyBaseLogger
 }
 
-export function createAcknowledgementsService(db: Db, options: AcknowledgementsServiceOptions = {}): AcknowledgementsService {
+export function createAcknowledgementsService(db: Db, options: AcknowledgementsServiceOptions): AcknowledgementsService {
   const receiver = createAcknowledgementReceiver({ db, ...options })
   return {
     receiver,

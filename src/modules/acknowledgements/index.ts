@@ -12,7 +12,6 @@ export { createAcknowledgementsService, type AcknowledgementsService, type Ackno
 export type { AcknowledgementArrival, AcknowledgementReceiver, AcknowledgementSource, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
 export {
   createAcknowledgementReceiver,
-  type AcknowledgedFacts,
   type AcknowledgementReceiverDeps,
   type AcknowledgementReceiverImpl,
 } from './acknowledgements.receiver.js'
@@ -23,7 +22,8 @@ export { createAcknowledgementPickupCheck, pickUpAcknowledgements } from './ackn
 
 export { buildTa1, build999, type AckBuildOptions, type BuiltAcknowledgement } from './x12-ack.build.js'
 export { AcknowledgementParseError, type AcknowledgementParseErrorCode } from './x12-ack.errors.js'
-export { locateFinding, type FindingLocation } from './x12-ack.locate.js'
+export { locateFinding, locateFindings, type FindingLocation, type FindingPosition, type LocatedSegment } from './x12-ack.locate.js'
+export { recordAcknowledgementFindings, ACK_SUBJECT, type AcknowledgedDelivery, type AcknowledgementFindingsInput, type AcknowledgementFindingsOutcome } from './file-validation-errors.js'
 export type {
   AckCode,
   AckEnvelope,

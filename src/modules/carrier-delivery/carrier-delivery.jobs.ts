@@ -34,7 +34,7 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
   const connections = new CarrierConnections(deps.settings)
   const transitions = createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
   const census = createCensusService({ db, ssn: deps.ssn, carriers })
-  const acknowledgements = deps.acknowledgements ?? createAcknowledgementReceiver({ db })
+  const acknowledgements = deps.acknowledgements ?? createAcknowledgementReceiver({ db, ssn: deps.ssn })
   const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census, acknowledgements })
 
   return [
