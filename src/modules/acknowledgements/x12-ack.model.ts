@@ -135,7 +135,11 @@ const GROUP_STATUSES: Readonly<Record<string, FunctionalGroupStatus>> = { A: 'ac
 
 export const ACK_STATUS_WORDS = { ta1: TA1_STATUSES, transactionSet: SET_STATUSES, group: GROUP_STATUSES } as const
 
-/** IK3-04. */
+/**
+ * IK3-04, as X12 data element 620 defines it (I4 not used segment present, I6 implementation
+ * dependent segment missing, I9 implementation dependent "not used" segment present).
+ * x12-834-notes.md swaps I6 and I9 and leaves out I4; the standard's meanings are what carriers send.
+ */
 export const SEGMENT_ERRORS: Readonly<Record<string, string>> = {
   '1': 'unrecognized_segment',
   '2': 'unexpected_segment',
@@ -145,10 +149,11 @@ export const SEGMENT_ERRORS: Readonly<Record<string, string>> = {
   '6': 'segment_not_in_transaction_set',
   '7': 'segment_not_in_proper_sequence',
   '8': 'segment_has_element_errors',
-  I6: 'implementation_not_used_segment_present',
+  I4: 'implementation_not_used_segment_present',
+  I6: 'implementation_dependent_segment_missing',
   I7: 'implementation_loop_under_minimum',
   I8: 'implementation_segment_under_minimum_use',
-  I9: 'implementation_dependent_segment_missing',
+  I9: 'implementation_dependent_not_used_segment_present',
 }
 
 /** IK4-03. */
