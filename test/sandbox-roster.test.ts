@@ -331,6 +331,24 @@ describe('sandbox_api reads what it was sent', () => {
     expect(await unresolvedReconciliation(install.coveragePeriodId)).toEqual(kept)
     expect(await t.db.selectFrom('acknowledgements').select('id').where('carrier_name', '=', 'sandbox_api').execute()).toEqual([])
   })
+
+  it('when a JSON delivery cannot be read or applied, then the sandbox loads nothing of it, says why, and still answers with a census of what it holds', async () => {
+    const partner = await t.newPartner()
+    const install = await installThroughApi(t, partner, 'sandbox_api', 1)
+    await submit(install.workOrderId)
+    const [full] = await deliveries(install.coveragePeriodId)
+    await dropSandboxJobs(install.coveragePeriodId)
+    await rewriteContent(full!.id, () => `{"kind":"full","coverage_period_id":"${install.coveragePeriodId}","members":[{"memberId":"x","coverages":[null]}]}`)
+    const own = ownSandbox()
+    await own.sandbox.install(install.coveragePeriodId)
+    expect(await taken(install.coveragePeriodId)).toMatchObject([{ outcome: 'unreadable', detail: 'the members cannot be applied (TypeError)' }])
+    expect((await sandboxRoster(install.coveragePeriodId)).size).toBe(0)
+    expect(own.received).toEqual([])
+    // Its census holds nobody: the service learns the carrier has none of the family.
+    const census = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/census_requests`)).json().census_requests
+    expect(census).toMatchObject([{ format: 'json', subscriber_count: 0 }])
+    expect(await unresolvedReconciliation(install.coveragePeriodId)).not.toEqual([])
+  })
 })
 
 describe('life events end to end with sandbox_edi reading the files', () => {

@@ -72,7 +72,10 @@ async function applyToRoster(
   } catch (error) {
     // A file that cannot apply to what the carrier holds is not loaded (its messages name member ids and plan codes only).
     if (error instanceof Edi834RosterError) return { outcome: 'not_applicable', detail: `${error.code}: ${error.message}`, applied: null, roster: null }
-    throw error
+    // The applier is pure: anything else it throws is about the records (a JSON document's member
+    // missing a field), not the database. Not loaded, and not retried forever; its message is
+    // left out, as it could quote a value.
+    return { outcome: 'unreadable', detail: `the members cannot be applied (${(error as Error).name})`, applied: null, roster: null }
   }
   const touched = applied.memberIds.map((id) => roster.member(id)).filter((m) => m !== undefined)
   await saveRosterMembers(tx, ssn, coveragePeriodId, touched, { replaceAll: action === 'replace' })
