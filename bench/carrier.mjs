@@ -57,6 +57,7 @@ import {
   rssSampler,
   vmRssMb,
 } from './carrier-changes.mjs'
+import { ACK_TARGETS, acknowledgementVerdict, measureAcknowledgements } from './carrier-acks.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_carrier'
@@ -1012,6 +1013,21 @@ async function main() {
     await waitForSettledFullFile(file.deliveryId)
     const reconciliation = await measureCensus(service, ids, accounts.operatorKey, census)
     console.log(`  answered ${reconciliation.status} in ${reconciliation.seconds.toFixed(2)} s; ${reconciliation.matchedExpected}/${reconciliation.expectedErrors} expected errors found, ${reconciliation.unexpectedCount} unexpected; server RSS ${reconciliation.rssBeforeMb} -> peak ${reconciliation.rssPeakMb} MB`)
+
+    console.log(`Target 5: the full 834 acknowledged (TA1 and 999 generated as sandbox_edi does, then ingested), and a 999 rejecting ${ACK_TARGETS.rejectedLoops.toLocaleString('en')} member loops ...`)
+    const acks = await measureAcknowledgements({
+      service,
+      operatorKey: accounts.operatorKey,
+      deliveryId: file.deliveryId,
+      filePath: file.path,
+      coveragePeriodId: ids.coveragePeriodId,
+      databaseUrl: DATABASE_URL,
+      distImport,
+    })
+    console.log(
+      `  generated in ${acks.generationSeconds.toFixed(2)} s, ingested in ${(acks.ingestion.ta1Seconds + acks.ingestion.ack999Seconds).toFixed(2)} s; ` +
+        `${acks.rejection.loops} loops rejected: ${acks.rejection.errors.count} errors in ${acks.rejection.seconds.toFixed(2)} s`,
+    )
     if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)
     await stopChild(service.child)
     if (!env.BENCH_KEEP_LOGS) rmSync(service.logFile, { force: true }) // kept when the run breaks
@@ -1099,6 +1115,19 @@ async function main() {
         roster,
         pass: changeOk,
         verdict: Object.values(changeOk).every(Boolean) ? 'PASS' : 'FAIL',
+        machine: host,
+      }),
+    )
+    console.log(
+      JSON.stringify({
+        benchmark: 'carrier',
+        target: 'acknowledgements',
+        date,
+        subscribers: seeded.subscribers,
+        scaledDown,
+        thresholds: ACK_TARGETS,
+        ...acks,
+        ...acknowledgementVerdict(acks),
         machine: host,
       }),
     )

@@ -20,7 +20,7 @@ export { createAcknowledgementOverdueCheck, markOverdueDeliveries, overdueSubjec
 export { createAcknowledgementInboxes, DirectoryInbox, SftpInbox, PROCESSED_DIRECTORY, type AcknowledgementInbox } from './acknowledgements.inbox.js'
 export { createAcknowledgementPickupCheck, pickUpAcknowledgements } from './acknowledgements.pickup.js'
 
-export { buildTa1, build999, type AckBuildOptions, type BuiltAcknowledgement } from './x12-ack.build.js'
+export { answer834, buildTa1, build999, type AckBuildOptions, type Answer834, type BuiltAcknowledgement } from './x12-ack.build.js'
 export { AcknowledgementParseError, type AcknowledgementParseErrorCode } from './x12-ack.errors.js'
 export { locateFinding, locateFindings, type FindingLocation, type FindingPosition, type LocatedSegment } from './x12-ack.locate.js'
 export { recordAcknowledgementFindings, ACK_SUBJECT, type AcknowledgedDelivery, type AcknowledgementFindingsInput, type AcknowledgementFindingsOutcome } from './file-validation-errors.js'

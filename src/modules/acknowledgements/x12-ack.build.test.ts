@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { build999, buildTa1, locateFinding, parseAcknowledgement } from './index.js'
+import { answer834, build999, buildTa1, locateFinding, parseAcknowledgement } from './index.js'
 
 const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/x12/${name}`, import.meta.url), 'utf8')
 const OPTIONS = { controlNumber: 900, groupControlNumber: 77, at: new Date('2026-11-25T17:40:00Z') }
@@ -108,5 +108,27 @@ describe('locateFinding', () => {
     expect(locateFinding(text, '0001', 92)).toEqual({ segmentId: 'SE', memberId: null, planExternalId: null })
     expect(locateFinding(text, '0001', 93)).toBeNull()
     expect(locateFinding(text, '0002', 5)).toBeNull()
+  })
+})
+
+describe('answer834', () => {
+  for (const name of ['full-accepted', 'change-accepted', 'full-member-element-errors', 'full-required-segment-missing']) {
+    it(`when ${name}.834 is answered in one reading, then its TA1 and 999 are those buildTa1 and build999 give`, () => {
+      const text = fixture(`${name}.834.x12`)
+      const answer = answer834(text, { ...OPTIONS, groupControlNumber: undefined, ack999ControlNumber: 901 })!
+      expect(answer.ta1.x12).toBe(buildTa1(text, { controlNumber: OPTIONS.controlNumber, at: OPTIONS.at })!.x12)
+      expect(answer.ack999!.x12).toBe(build999(text, { controlNumber: 901, at: OPTIONS.at })!.x12)
+    })
+  }
+
+  it('when the interchange is rejected, then only the TA1 answers it', () => {
+    const text = breakOnce(fixture('full-accepted.834.x12'), 'IEA*1*000000001', 'IEA*1*000000002')
+    const answer = answer834(text, { ...OPTIONS, ack999ControlNumber: 901 })!
+    expect(answer.ta1.acknowledgement.ta1s[0]!.status).toBe('rejected')
+    expect(answer.ack999).toBeNull()
+  })
+
+  it('when the text is not X12, then there is nothing to answer', () => {
+    expect(answer834('hello', { ...OPTIONS, ack999ControlNumber: 901 })).toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
-import { check834, type Edi834Problem } from '../edi-834/edi-834.rules.js'
+import { check834Tokens, type Edi834Problem } from '../edi-834/edi-834.rules.js'
 import { envelopeStamps, isaElements, segment, serializeSegment, type X12Segment } from '../edi-834/x12-segments.js'
-import { el, tokenizeX12, type X12Token } from '../edi-834/x12-tokenize.js'
+import { el, tokenizeX12, type X12Token, type X12Tokens } from '../edi-834/x12-tokenize.js'
 import type { AcknowledgementInterchange } from './x12-ack.model.js'
 import { parseAcknowledgement } from './x12-ack.parse.js'
 
@@ -76,17 +76,19 @@ interface Verdict {
 
 /** check834's problems sorted into the interchange, its groups and its sets; null when the text has no readable ISA. */
 function judge(text: string): Verdict | null {
-  let tokens: X12Token[]
+  let tokenized: X12Tokens
   try {
-    tokens = tokenizeX12(text).segments
+    tokenized = tokenizeX12(text)
   } catch {
     return null
   }
+  const tokens = tokenized.segments
   const isa = tokens[0]
   if (!isa || !/^\d{9}$/.test(el(isa, 13))) return null
   const groups = structure(tokens)
   let note = '000'
-  for (const problem of check834(text)) {
+  // The same tokens the structure came from: a 40 MB full file is read once, not once per answer.
+  for (const problem of check834Tokens(tokenized)) {
     // A missing IEA is reported at the last segment, which may close a group: ISA and IEA problems are the envelope's.
     const envelope = problem.segment === 'ISA' || problem.segment === 'IEA'
     const group = envelope ? undefined : groups.find((g) => problem.position >= g.gs.position && problem.position <= g.end)
@@ -134,7 +136,10 @@ function orNull(build: () => string): BuiltAcknowledgement | null {
  */
 export function buildTa1(text834: string, options: AckBuildOptions): BuiltAcknowledgement | null {
   const verdict = judge(text834)
-  if (!verdict) return null
+  return verdict && ta1Of(verdict, options)
+}
+
+function ta1Of(verdict: Verdict, options: AckBuildOptions): BuiltAcknowledgement | null {
   const { isa, note } = verdict
   const { d6, hhmm } = envelopeStamps(options.at)
   const date = /^\d{6}$/.test(el(isa, 9)) ? el(isa, 9) : d6
@@ -201,7 +206,11 @@ function ack999(group: GroupRange, number: number): X12Segment[] {
  */
 export function build999(text834: string, options: AckBuildOptions): BuiltAcknowledgement | null {
   const verdict = judge(text834)
-  if (!verdict || verdict.note !== '000' || verdict.groups.length === 0) return null
+  return verdict && ack999Of(verdict, options)
+}
+
+function ack999Of(verdict: Verdict, options: AckBuildOptions): BuiltAcknowledgement | null {
+  if (verdict.note !== '000' || verdict.groups.length === 0) return null
   const first = verdict.groups[0] as GroupRange
   const { d8, hhmm } = envelopeStamps(options.at)
   const groupControl = String(options.groupControlNumber ?? options.controlNumber)
@@ -212,4 +221,23 @@ export function build999(text834: string, options: AckBuildOptions): BuiltAcknow
     segment('GE', String(verdict.groups.length), groupControl),
   ]
   return orNull(() => interchange(verdict.isa, options, body, 1))
+}
+
+/** What a carrier answers to one 834: its TA1 and, unless the TA1 rejects the interchange, its 999. */
+export interface Answer834 {
+  ta1: BuiltAcknowledgement
+  ack999: BuiltAcknowledgement | null
+}
+
+/**
+ * Both answers from one reading of the file (buildTa1 then build999 would tokenize and check a
+ * 50,000-family file twice). Null when the text has no readable ISA13 to acknowledge. The 999 is
+ * numbered `ack999ControlNumber`; the TA1 `options.controlNumber`.
+ */
+export function answer834(text834: string, options: AckBuildOptions & { ack999ControlNumber: number }): Answer834 | null {
+  const verdict = judge(text834)
+  const ta1 = verdict && ta1Of(verdict, options)
+  if (!verdict || !ta1) return null
+  const rejected = ta1.acknowledgement.ta1s[0]?.status === 'rejected'
+  return { ta1, ack999: rejected ? null : ack999Of(verdict, { at: options.at, controlNumber: options.ack999ControlNumber }) }
 }

@@ -1,7 +1,7 @@
 import { Edi834ParseError } from './edi-834.errors.js'
 import { checkSegment, walkLoop, type Condition, type Edi834Problem, type ElementRule, type LoopRule, type SegmentRule, type Usage } from './edi-834.rule-engine.js'
 import { ISA_LENGTH, ISA_WIDTHS } from './x12-segments.js'
-import { el, tokenizeX12, type X12Token } from './x12-tokenize.js'
+import { el, tokenizeX12, type X12Token, type X12Tokens } from './x12-tokenize.js'
 
 export type { Edi834Problem } from './edi-834.rule-engine.js'
 
@@ -332,6 +332,11 @@ export function check834(text: string): Edi834Problem[] {
     if (error instanceof Edi834ParseError) return [{ position: error.position, segment: 'ISA', message: error.message }]
     throw error
   }
+  return check834Tokens(tokens)
+}
+
+/** check834 on text already tokenized: a caller that walks the segments too (the sandbox's 999) reads the file once. */
+export function check834Tokens(tokens: X12Tokens): Edi834Problem[] {
   const problems: Edi834Problem[] = []
   if (tokens.isaLength !== ISA_LENGTH) {
     problems.push({ position: 1, segment: 'ISA', message: `the ISA is ${tokens.isaLength} characters long, not ${ISA_LENGTH}` })

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/schema.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import { build999, buildTa1, type AcknowledgementInterchange } from '../acknowledgements/index.js'
+import { answer834, type AcknowledgementInterchange } from '../acknowledgements/index.js'
 import { fileChunks } from '../carrier-delivery/file-deliveries.repo.js'
 import { Edi834ParseError, Edi834RosterError } from '../edi-834/edi-834.errors.js'
 import type { Edi834Member, FileAction } from '../edi-834/edi-834.model.js'
@@ -85,8 +85,11 @@ async function applyToRoster(
 /** An 834: acknowledged, then applied unless rejected. */
 async function take834(tx: Executor, ssn: SsnProtection, coveragePeriodId: string, carrierName: string, delivery: ReceivedDelivery, text: string): Promise<Intake> {
   const at = new Date()
-  const ta1 = buildTa1(text, { controlNumber: await nextSandboxControlNumber(tx, carrierName), at })
-  const ack999 = ta1 && ta1.acknowledgement.ta1s[0]?.status !== 'rejected' ? build999(text, { controlNumber: await nextSandboxControlNumber(tx, carrierName), at }) : null
+  // Both numbers taken up front: the answers come from one reading of the file (answer834).
+  const controlNumber = await nextSandboxControlNumber(tx, carrierName)
+  const answer = answer834(text, { controlNumber, ack999ControlNumber: await nextSandboxControlNumber(tx, carrierName), at })
+  const ta1 = answer?.ta1 ?? null
+  const ack999 = answer?.ack999 ?? null
   const answers = { ta1: ta1?.x12 ?? null, ack999: ack999?.x12 ?? null }
   const rejected = rejection(ta1?.acknowledgement ?? null, ack999?.acknowledgement ?? null)
   if (rejected) return { outcome: 'rejected', detail: rejected, ...answers, applied: null, roster: null }
