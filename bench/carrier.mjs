@@ -673,7 +673,7 @@ async function measureCensus(service, ids, operatorKey, census) {
 // ---------------------------------------------------------------------------------------------
 // node-x12 on the same data: each side in its own child process (this script with
 // `--x12-side`), reading the coverage period's families from the database exactly as
-// file-builder.ts does (pages of 150 through family-loader.js, members composed by
+// file-builder.ts does (pages of 150 through members/enrollment-read-model.js, members composed by
 // edi-834-members.js, SSNs opened), with the envelope and header of the delivery the service
 // sent (its GS04/GS05 time read back from the file). `ours` streams them through the service's
 // writer into a file; `node-x12` builds node-x12's object model as bench/edi-834-generator.mjs
@@ -683,7 +683,7 @@ async function x12Child(side, file, deliveryId) {
   const [{ openDatabase }, { SsnProtection }, loader, { fullFileMembers }, { PRODUCT_LINES_ON_834 }, { CarrierCatalog }, build, { write834 }] = await Promise.all([
     distImport('db/database.js'),
     distImport('lib/ssn-protection.js'),
-    distImport('modules/carrier-delivery/family-loader.js'),
+    distImport('modules/members/enrollment-read-model.js'),
     distImport('modules/carrier-delivery/edi-834-members.js'),
     distImport('modules/edi-834/edi-834.codes.js'),
     distImport('modules/carriers/carriers.catalog.js'),

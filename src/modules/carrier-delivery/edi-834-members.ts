@@ -21,7 +21,7 @@ import {
   type CarrierTerm,
   type CoverageChange,
 } from './carrier-view.js'
-import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from './family-loader.js'
+import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from '../members/index.js'
 
 /**
  * Turns loaded families into the 834 writer's members (x12-834-notes.md, "Life events in the

@@ -14,7 +14,7 @@ import { SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
 import type { CarrierRecord } from './carrier-view.js'
 import { StagedViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
-import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from './family-loader.js'
+import { countEnrolled, enrolledSubscriberIds, loadFamilies, plansOfPeriod, type LoadedFamily, type LoadedPlan, type LoadWindow } from '../members/index.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import { heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors } from './pre-send-check.js'
 

@@ -1,5 +1,5 @@
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
-import type { LoadedFamily, LoadedMember } from '../carrier-delivery/family-loader.js'
+import type { LoadedFamily, LoadedMember } from '../members/index.js'
 import type { CensusDependentInputT, CensusSubscriberInputT } from './census-input.schema.js'
 import type { ComparableCoverage, ComparableMember } from './reconcile.model.js'
 

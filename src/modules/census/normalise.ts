@@ -1,6 +1,6 @@
 import { isNpi } from '../../lib/identifiers.js'
 import { isStateCode } from '../../lib/us-geography.js'
-import { EMPLOYMENT_STATUSES, GENDERS, MARITAL_STATUSES, RELATIONSHIPS, WAGE_FREQUENCIES } from '../members/members.schema.js'
+import { EMPLOYMENT_STATUSES, GENDERS, MARITAL_STATUSES, RELATIONSHIPS, WAGE_FREQUENCIES } from '../members/index.js'
 import type { GenderMapping } from './reconcile.model.js'
 
 /**

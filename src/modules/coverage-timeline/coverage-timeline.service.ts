@@ -2,7 +2,7 @@ import type { Db } from '../../db/schema.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { todayUtc } from '../../lib/clock.js'
 import { DomainError } from '../../lib/domain-error.js'
-import { memberNotFound } from '../members/members.errors.js'
+import { memberNotFound } from '../members/index.js'
 import { memberCoveragesDocument } from './coverage-timeline.repo.js'
 
 export function createCoverageTimelineService({ db }: { db: Db }) {

@@ -2,10 +2,13 @@ import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { todayUtc } from '../../lib/clock.js'
 import { inForceOn, type CoverageLevel } from '../coverage-timeline/coverage-timeline.model.js'
-import { carrierRecords, termOn, type SpanLike } from './carrier-view.js'
+// The carrier's-view model is pure (no SQL, no state): the census's coverages in force are the
+// records a carrier holds, so the read model reuses it rather than keeping a second copy.
+import { carrierRecords, termOn, type SpanLike } from '../carrier-delivery/carrier-view.js'
 
 /**
- * A coverage period's families as the carrier side needs them, read in pages: the 834 files and
+ * The enrollment read model: a coverage period's families (members, coverage spans, plans, PCPs,
+ * life events) as the carrier side needs them, read in pages. The 834 files and
  * the reconciliation both start here, so what the carrier is sent and what its census is
  * compared with are the same data. Three queries per page (members, coverages, PCPs) whatever
  * its size, so a 50,000-family group is a few hundred queries, never one per member.
