@@ -11,11 +11,11 @@ import {
   createAcknowledgementPickupCheck,
   createAcknowledgementReceiver,
 } from '../modules/acknowledgements/index.js'
-import { createCarrierJobs, type CarrierSideDeps } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
 import { DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS } from '../modules/carriers/carriers.schema.js'
 import { createCoveragePeriodExpiryCheck } from '../modules/coverage-periods/coverage-period-expiry.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
+import { createCarrierSideJobs, type CarrierSideDeps } from './carrier-side.js'
 
 export interface WorkersOptions {
   db: Db
@@ -97,7 +97,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   }
   const general = new Worker({
     db,
-    registry: createJobRegistry(createCarrierJobs({ db, ...options.carrierSide, acknowledgements: receiver })),
+    registry: createJobRegistry(createCarrierSideJobs({ db, ...options.carrierSide, acknowledgements: receiver })),
     log,
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,

@@ -1,41 +1,85 @@
-import type { Db } from '../../db/schema.js'
-import { defineJob, type JobDefinition } from '../../jobs/job-definition.js'
+import { sql } from 'kysely'
+import { Type } from 'typebox'
+import type { Db, Executor } from '../../db/schema.js'
+import { defineJob, defineJobSpec, type JobDefinition } from '../../jobs/job-definition.js'
+import { enqueueJob } from '../../jobs/outbox.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import { createAcknowledgementReceiver, type AcknowledgementReceiver } from '../acknowledgements/index.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { createCensusService } from '../census/census.service.js'
 import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
-import { createSandboxCarrier } from '../sandbox-carriers/sandbox-carrier.js'
-import { createWorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
 import { CarrierConnections } from './carrier-connections.js'
-import { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SANDBOX_CARRIER_JOB, SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
-import { settleSentDelivery } from './delivery-sent.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { gatherPendingTransactions } from './deliveries.js'
+import { settleSentDelivery } from './delivery-sent.js'
 import { buildFileDelivery } from './file-builder.js'
-import { CARRIER_INSTALLATION_HOOKS } from './installation-hooks.js'
 import { sendFileDelivery } from './send-file.js'
 
-export interface CarrierSideDeps {
+/**
+ * The carrier delivery's background jobs: their specs, which producers (work orders, member
+ * management, this module's own steps) enqueue with, and their handlers for the general worker.
+ */
+
+/** Build a file delivery's content (a full 834, a change 834 or an API document) into chunks. */
+export const BUILD_FILE_JOB = defineJobSpec({
+  name: 'carrier.build_file',
+  payload: Type.Object({ file_delivery_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 5,
+})
+
+/**
+ * Send a built delivery through the carrier's transport or API connector. Retried with backoff;
+ * the transport makes a retry after a broken transfer safe (see transports/file-transport.ts).
+ */
+export const SEND_FILE_JOB = defineJobSpec({
+  name: 'carrier.send_file',
+  payload: Type.Object({ file_delivery_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 8,
+})
+
+/** What follows a delivery the carrier received: transactions submitted, statuses, sandbox. */
+export const DELIVERY_SENT_JOB = defineJobSpec({
+  name: 'carrier.delivery_sent',
+  payload: Type.Object({ file_delivery_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 10,
+})
+
+/** Gather a coverage period's pending member transactions into one change delivery. */
+export const DELIVER_TRANSACTIONS_JOB = defineJobSpec({
+  name: 'carrier.deliver_transactions',
+  payload: Type.Object({ coverage_period_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 5,
+})
+
+/**
+ * Schedules the gathering of a coverage period's pending transactions `delayMs` from now, unless
+ * one is already waiting: changes made within that window travel in one file.
+ */
+export async function scheduleTransactionDelivery(tx: Executor, coveragePeriodId: string, now: Date, delayMs: number): Promise<void> {
+  const waiting = await tx
+    .selectFrom('jobs')
+    .select('id')
+    .where('name', '=', DELIVER_TRANSACTIONS_JOB.name)
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`payload->>'coverage_period_id' = ${coveragePeriodId}`)
+    .limit(1)
+    .executeTakeFirst()
+  if (waiting) return
+  await enqueueJob(tx, DELIVER_TRANSACTIONS_JOB, { coverage_period_id: coveragePeriodId }, { runAt: new Date(now.getTime() + delayMs) })
+}
+
+export interface CarrierDeliveryJobsDeps {
   db: Db
   ssn: SsnProtection
   carriers: CarrierCatalog
   settings: CarrierSettings
-  /** Where the sandbox carriers' TA1s and 999s enter; default: a receiver of its own on `db`. */
-  acknowledgements?: AcknowledgementReceiver
 }
 
 /** A broken transfer is retried after 5 s, 20 s, 80 s ... at most 30 minutes apart. */
 const sendBackoffMs = (attempt: number) => Math.min(30 * 60_000, 5000 * 4 ** Math.max(0, attempt - 1))
 
-/** The carrier side's job handlers, for the general worker. */
-export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
+/** The carrier delivery's job handlers, for the general worker. */
+export function createCarrierDeliveryJobs(deps: CarrierDeliveryJobsDeps): JobDefinition[] {
   const { db, carriers } = deps
   const connections = new CarrierConnections(deps.settings)
-  const transitions = createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
-  const census = createCensusService({ db, ssn: deps.ssn, carriers })
-  const acknowledgements = deps.acknowledgements ?? createAcknowledgementReceiver({ db, ssn: deps.ssn })
-  const sandbox = createSandboxCarrier({ db, ssn: deps.ssn, carriers, transitions, census, acknowledgements })
 
   return [
     defineJob({
@@ -84,10 +128,6 @@ export function createCarrierJobs(deps: CarrierSideDeps): JobDefinition[] {
           await gatherPendingTransactions(tx, cp, carrier.distribution_format, new Date())
         })
       },
-    }),
-    defineJob({
-      ...SANDBOX_CARRIER_JOB,
-      handle: async (payload) => (payload.action === 'install' ? sandbox.install(payload.coverage_period_id) : sandbox.answer(payload.coverage_period_id)),
     }),
   ]
 }

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import { uuidv7 } from '../../lib/ids.js'
-import { BUILD_FILE_JOB } from './carrier-jobs.js'
+import { BUILD_FILE_JOB } from './carrier-delivery.jobs.js'
 import { nextControlNumber } from './file-builder.js'
 
 type Tx = Transaction<Database>

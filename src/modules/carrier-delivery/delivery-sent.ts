@@ -3,7 +3,8 @@ import type { Db, Executor } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
-import { SANDBOX_CARRIER_JOB, scheduleTransactionDelivery } from './carrier-jobs.js'
+import { SANDBOX_CARRIER_JOB } from '../sandbox-carriers/sandbox-carriers.jobs.js'
+import { scheduleTransactionDelivery } from './carrier-delivery.jobs.js'
 import { dropStagedViews, hasStagedViews, stagedViewRows } from './carrier-view-staging.js'
 
 /**
