@@ -1,17 +1,11 @@
 import { sql } from 'kysely'
 import { Type } from 'typebox'
-import type { Db, Executor } from '../../db/schema.js'
+import type { Executor } from '../../db/schema.js'
 import { defineJob, defineJobSpec, type JobDefinition } from '../../jobs/job-definition.js'
 import { enqueueJob } from '../../jobs/outbox.js'
-import type { SsnProtection } from '../../lib/ssn-protection.js'
-import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
-import { CarrierConnections } from './carrier-connections.js'
-import type { CarrierSettings } from './carrier-settings.js'
-import { gatherPendingTransactions } from './deliveries.js'
-import { settleSentDelivery } from './delivery-sent.js'
-import { buildFileDelivery } from './file-builder.js'
-import { sendFileDelivery } from './send-file.js'
+// Type only: the service imports the specs below, and producers import them without the service.
+import type { CarrierDeliveryService } from './carrier-delivery.service.js'
 
 /**
  * The carrier delivery's background jobs: their specs, which producers (work orders, member
@@ -66,42 +60,23 @@ export async function scheduleTransactionDelivery(tx: Executor, coveragePeriodId
   await enqueueJob(tx, DELIVER_TRANSACTIONS_JOB, { coverage_period_id: coveragePeriodId }, { runAt: new Date(now.getTime() + delayMs) })
 }
 
-export interface CarrierDeliveryJobsDeps {
-  db: Db
-  ssn: SsnProtection
-  carriers: CarrierCatalog
-  settings: CarrierSettings
-}
-
 /** A broken transfer is retried after 5 s, 20 s, 80 s ... at most 30 minutes apart. */
 const sendBackoffMs = (attempt: number) => Math.min(30 * 60_000, 5000 * 4 ** Math.max(0, attempt - 1))
 
-/** The carrier delivery's job handlers, for the general worker. */
-export function createCarrierDeliveryJobs(deps: CarrierDeliveryJobsDeps): JobDefinition[] {
-  const { db, carriers } = deps
-  const connections = new CarrierConnections(deps.settings)
-
+/** The carrier delivery's job handlers, for the general worker: each one a use case of the service. */
+export function createCarrierDeliveryJobs(service: CarrierDeliveryService): JobDefinition[] {
   return [
     defineJob({
       ...BUILD_FILE_JOB,
       handle: async (payload, context) => {
         try {
-          await buildFileDelivery(deps, payload.file_delivery_id)
+          await service.build(payload.file_delivery_id)
         } catch (error) {
           // Data the writer refuses will be refused again: fail the delivery now, with the reason
           // (codes and positions only, never member data), instead of retrying.
           const final = error instanceof Edi834WriteError || context.attempt >= BUILD_FILE_JOB.maxAttempts
           if (!final) throw error
-          await db.transaction().execute(async (tx) => {
-            const failed = await tx
-              .updateTable('file_deliveries')
-              .set({ status: 'failed', last_error: `The file could not be built: ${(error as Error).message}`.slice(0, 1000), updated_at: new Date() })
-              .where('id', '=', payload.file_delivery_id)
-              .returning('coverage_period_id')
-              .executeTakeFirst()
-            // Changes held back behind it go on; its own stay with it (the same data would fail again).
-            if (failed) await scheduleTransactionDelivery(tx, failed.coverage_period_id, new Date(), 0)
-          })
+          await service.failBuild(payload.file_delivery_id, error as Error)
           context.log.error({ err: error, fileDeliveryId: payload.file_delivery_id }, 'carrier file could not be built')
         }
       },
@@ -109,25 +84,15 @@ export function createCarrierDeliveryJobs(deps: CarrierDeliveryJobsDeps): JobDef
     defineJob({
       ...SEND_FILE_JOB,
       backoffMs: sendBackoffMs,
-      handle: async (payload, context) =>
-        sendFileDelivery({ db, ssn: deps.ssn, carriers, connections }, payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
+      handle: async (payload, context) => service.send(payload.file_delivery_id, context.attempt, SEND_FILE_JOB.maxAttempts),
     }),
     defineJob({
       ...DELIVERY_SENT_JOB,
-      handle: async (payload) => settleSentDelivery({ db, carriers, sandboxDelayMs: deps.settings.sandboxDelayMs }, payload.file_delivery_id),
+      handle: async (payload) => service.settle(payload.file_delivery_id),
     }),
     defineJob({
       ...DELIVER_TRANSACTIONS_JOB,
-      handle: async (payload) => {
-        await db.transaction().execute(async (tx) => {
-          // The coverage period's row is the gathering's lock: two gatherings of one period (two
-          // jobs due at once) run one after the other, and the second sees the first's delivery.
-          const cp = await tx.selectFrom('coverage_periods').selectAll().where('id', '=', payload.coverage_period_id).forUpdate().executeTakeFirst()
-          const carrier = cp && carriers.find(cp.carrier_name)
-          if (!cp || !carrier || carrier.distribution_format === 'manual') return
-          await gatherPendingTransactions(tx, cp, carrier.distribution_format, new Date())
-        })
-      },
+      handle: async (payload) => service.deliverTransactions(payload.coverage_period_id),
     }),
   ]
 }

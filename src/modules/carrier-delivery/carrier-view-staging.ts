@@ -1,13 +1,14 @@
-import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { Utf8Accumulator } from '../../lib/utf8-accumulator.js'
+import { insertStagedViews } from './carrier-views.repo.js'
 import type { CarrierMemberView } from './edi-834-members.js'
 
 /**
  * A delivery's carrier views between its build and its send (carrier_view_batches): written with
- * its content, taken into carrier_views once the carrier has the file (delivery-sent.ts), dropped
- * if it never gets there (send-file.ts). Staged as JSON documents of many members each, so a full
- * file's 125,000 views are a few hundred rows to write while the file waits, not 125,000.
+ * its content, taken into carrier_views once the carrier has the file, dropped if it never gets
+ * there (carrier-delivery.service.ts, settle and send; the SQL is in carrier-views.repo.ts).
+ * Staged as JSON documents of many members each, so a full file's 125,000 views are a few
+ * hundred rows to write while the file waits, not 125,000.
  */
 
 /** Members per staged document: about half a megabyte of JSON. */
@@ -46,24 +47,6 @@ export class StagedViews {
     const views = this.json.text()
     this.json.clear()
     this.count = 0
-    await db.insertInto('carrier_view_batches').values({ file_delivery_id: this.deliveryId, seq: this.seq++, views }).execute()
+    await insertStagedViews(db, this.deliveryId, this.seq++, views)
   }
-}
-
-/** Whether the delivery still has views the carrier's view has not taken. */
-export async function hasStagedViews(db: Executor, deliveryId: string): Promise<boolean> {
-  const row = await db.selectFrom('carrier_view_batches').select('seq').where('file_delivery_id', '=', deliveryId).limit(1).executeTakeFirst()
-  return row !== undefined
-}
-
-/** The staged views of a delivery as rows (member_id, subscriber_id, records, member_digest), for SQL that takes them. */
-export const stagedViewRows = (deliveryId: string) => sql`
-  SELECT v.m AS member_id, v.s AS subscriber_id, v.r AS records, v.d AS member_digest
-    FROM carrier_view_batches b
-   CROSS JOIN LATERAL json_to_recordset(b.views::json) AS v(m uuid, s uuid, r text, d text)
-   WHERE b.file_delivery_id = ${deliveryId}`
-
-/** Forgets what a delivery staged: taken, or never to be. */
-export async function dropStagedViews(db: Executor, deliveryId: string): Promise<void> {
-  await db.deleteFrom('carrier_view_batches').where('file_delivery_id', '=', deliveryId).execute()
 }

@@ -107,7 +107,7 @@ function address(value: Record<string, string | null> | null): Edi834Address | n
   }
 }
 
-/** What a member loop says about the person, digested by the loader (family-loader.ts). */
+/** What a member loop says about the person, digested by the enrollment read model (members/enrollment-read-model.ts). */
 export const memberDigest = (member: LoadedMember): string => member.digest ?? ''
 
 /**
@@ -247,7 +247,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
     // Told everything unless a record was left out or one changes level or amount later on.
     if (!simple && (told.length !== records.length || records.some((record) => record.terms.length > 1))) needsFollowUp = true
     const cobra = told.find((record) => record.status === 'cobra')
-    // Its coverage transmissions are recorded from its views once it is sent (delivery-sent.ts).
+    // Its coverage transmissions are recorded from its views once it is sent (carrier-views.repo.ts, takeViews).
     const coverages = told.map((record) => coverageLoop(family, context, member.id, { kind: 'addition', record }))
     members.push(
       memberLoop(

@@ -249,7 +249,7 @@ export async function holdBackChangeFamilies(tx: Tx, coveragePeriodId: string, s
 
 /**
  * A full file's families held back whole get their installation transaction now, in `errors` (the
- * families it carries get theirs, submitted, once it is sent: delivery-sent.ts), so their status
+ * families it carries get theirs, submitted, once it is sent: carrier-delivery.service.ts, settle), so their status
  * says what happened and their errors link to it.
  */
 export async function holdBackFullFamilies(

@@ -1,5 +1,8 @@
 import { Type } from 'typebox'
 import { defineJob, defineJobSpec, type JobDefinition } from '../../jobs/job-definition.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import type { DeliverySentHook } from '../carrier-delivery/carrier-delivery.service.js'
 import type { SandboxCarrier } from './sandbox-carrier.js'
 
 /**
@@ -21,6 +24,19 @@ export const SANDBOX_CARRIER_JOB = defineJobSpec({
   ),
   maxAttempts: 5,
 })
+
+/**
+ * A sandbox carrier reads what it was sent, `delayMs` after it was sent: it installs a group sent
+ * in full, and answers changes with a census. Queued in the transaction that settles the delivery.
+ */
+export function queueSandboxTurn(carriers: CarrierCatalog, delayMs: number): DeliverySentHook {
+  return async (tx, delivery, now) => {
+    if (!carriers.find(delivery.carrier_name)?.sandbox) return
+    const action = delivery.kind === 'full' ? ('install' as const) : ('census' as const)
+    const payload = { action, coverage_period_id: delivery.coverage_period_id, file_delivery_id: delivery.id }
+    await enqueueJob(tx, SANDBOX_CARRIER_JOB, payload, { runAt: new Date(now.getTime() + delayMs) })
+  }
+}
 
 /** The sandbox carriers' job handler, for the general worker. */
 export function createSandboxCarriersJobs(sandbox: SandboxCarrier): JobDefinition[] {

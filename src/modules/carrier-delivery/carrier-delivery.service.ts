@@ -1,0 +1,208 @@
+import type { Db, Executor } from '../../db/schema.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import { uuidv7 } from '../../lib/ids.js'
+import type { SsnProtection } from '../../lib/ssn-protection.js'
+import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement } from '../acknowledgements/index.js'
+import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
+import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { CarrierConnectionError, CarrierConnections } from './carrier-connections.js'
+import { BUILD_FILE_JOB, DELIVERY_SENT_JOB, scheduleTransactionDelivery } from './carrier-delivery.jobs.js'
+import * as repo from './carrier-delivery.repo.js'
+import type { CarrierSettings } from './carrier-settings.js'
+import { dropStagedViews, takeViews } from './carrier-views.repo.js'
+import { fileChunks } from './file-deliveries.repo.js'
+import { buildFileDelivery } from './file-builder.js'
+import { messageOf } from './transports/file-transport.js'
+
+/**
+ * Called in the transaction that settles a sent delivery, after its transactions and statuses:
+ * what another module does once a carrier received a file (the sandbox carriers queue their turn).
+ */
+export type DeliverySentHook = (tx: Executor, delivery: repo.FileDeliveryRow, now: Date) => Promise<void>
+
+export interface CarrierDeliveryDeps {
+  db: Db
+  ssn: SsnProtection
+  carriers: CarrierCatalog
+  settings: CarrierSettings
+  /** Where carriers' TA1s and 999s enter (the acknowledgements module's receiver). */
+  acknowledgements: AcknowledgementReceiver
+  /** What follows a delivery the carrier received, in other modules; nothing by default. */
+  onSent?: DeliverySentHook
+}
+
+export type CarrierDeliveryService = ReturnType<typeof createCarrierDeliveryService>
+
+/** Chunks (about 1 MiB each) read at once while sending: memory stays flat whatever the file. */
+const SEND_CHUNK_PAGE = 2
+
+/** A failure worth another attempt (a broken transfer, a carrier answering 5xx). */
+const isRetryable = (error: unknown) => (error as { retryable?: unknown }).retryable === true
+
+export interface DeliveryTarget {
+  id: string
+  account_id: string
+  group_id: string
+  carrier_name: string
+}
+
+/**
+ * Opens a delivery and queues its build. The file name and (for 834 files) the interchange
+ * control number are fixed now, in the transaction that decided to send: a retried build or send
+ * reuses them, which is what lets the transport recognise a file it already delivered.
+ */
+export async function openDelivery(tx: Executor, cp: DeliveryTarget, kind: 'full' | 'change', channel: 'edi' | 'api', now: Date): Promise<string> {
+  const id = uuidv7()
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15)
+  let fileName: string
+  let controlNumber: number | null = null
+  if (channel === 'edi') {
+    controlNumber = await repo.nextControlNumber(tx, cp.carrier_name)
+    fileName = `${cp.carrier_name}_834_${kind}_${stamp}_${String(controlNumber).padStart(9, '0')}.x12`
+  } else {
+    fileName = `${cp.carrier_name}_${kind}_${stamp}_${id.slice(-12)}.json`
+  }
+  const target = { account_id: cp.account_id, coverage_period_id: cp.id, group_id: cp.group_id, carrier_name: cp.carrier_name }
+  await repo.insertDelivery(tx, { id, ...target, kind, channel, file_name: fileName, interchange_control_number: controlNumber, now })
+  await enqueueJob(tx, BUILD_FILE_JOB, { file_delivery_id: id })
+  return id
+}
+
+/**
+ * Gathers a coverage period's pending transactions into one change delivery. Rows another
+ * worker has locked are skipped (SKIP LOCKED): they travel in the next delivery. What the file
+ * says is decided when it is built, from the carrier's view and the coverage then (file-builder.ts).
+ */
+export async function gatherPendingTransactions(tx: Executor, cp: DeliveryTarget, channel: 'edi' | 'api', now: Date): Promise<string | null> {
+  // One file on its way per carrier connection: a change file is the difference to what the carrier
+  // holds once the previous file reached it, and must not overtake it. While one is being built,
+  // sent, or sent but its views not yet taken (settle), changes wait; its settling (sent, skipped
+  // or failed) schedules this gathering again.
+  if (await repo.deliveryOnItsWay(tx, cp.id)) return null
+  const ids = await repo.lockUndeliveredTransactions(tx, cp.id)
+  if (ids.length === 0) return null
+  const deliveryId = await openDelivery(tx, cp, 'change', channel, now)
+  await repo.assignTransactions(tx, deliveryId, ids, now)
+  return deliveryId
+}
+
+/**
+ * The carrier delivery's use cases, each a job's work: gather transactions into a delivery,
+ * build it, send it, settle what follows, and take the carrier's acknowledgements.
+ */
+export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
+  const { db, carriers } = deps
+  const connections = new CarrierConnections(deps.settings)
+
+  async function contentText(deliveryId: string): Promise<string> {
+    const parts: Buffer[] = []
+    for await (const chunk of fileChunks(db, deps.ssn, deliveryId)) parts.push(chunk)
+    return Buffer.concat(parts).toString('utf8')
+  }
+
+  /** Puts the file where the carrier reads it (edi) or submits it to its API (api); returns where it went. */
+  async function transmit(delivery: repo.FileDeliveryRow, content: { sha256: string; bytes: number }): Promise<string> {
+    const carrier = carriers.find(delivery.carrier_name)
+    if (!carrier) throw new CarrierConnectionError(`carrier ${delivery.carrier_name} is no longer configured`)
+    if (delivery.channel === 'edi') {
+      const transport = connections.fileTransport(carrier)
+      const destination = transport.describe()
+      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id, SEND_CHUNK_PAGE), content)
+      return destination
+    }
+    const api = connections.api(carrier)
+    const destination = api.describe()
+    // The delivery id is the idempotency key: a retry after a lost answer is applied once.
+    await api.submit(`/enrollments`, JSON.parse(await contentText(delivery.id)), delivery.id)
+    return destination
+  }
+
+  return {
+    /** Gathers the coverage period's pending member transactions into one change delivery (DELIVER_TRANSACTIONS_JOB). */
+    async deliverTransactions(coveragePeriodId: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const cp = await repo.lockCoveragePeriod(tx, coveragePeriodId)
+        const carrier = cp && carriers.find(cp.carrier_name)
+        if (!cp || !carrier || carrier.distribution_format === 'manual') return
+        await gatherPendingTransactions(tx, cp, carrier.distribution_format, new Date())
+      })
+    },
+
+    /** Builds the delivery's content and queues its send (file-builder.ts). */
+    build: (deliveryId: string): Promise<void> => buildFileDelivery(deps, deliveryId),
+
+    /**
+     * Fails a delivery whose file cannot be built, with the reason (codes and positions only,
+     * never member data). Changes held back behind it go on; its own stay with it (the same data
+     * would fail again).
+     */
+    async failBuild(deliveryId: string, error: Error): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const coveragePeriodId = await repo.markBuildFailed(tx, deliveryId, `The file could not be built: ${error.message}`, new Date())
+        if (coveragePeriodId) await scheduleTransactionDelivery(tx, coveragePeriodId, new Date(), 0)
+      })
+    },
+
+    /**
+     * Sends a built delivery through the carrier's transport (edi) or API (api), then marks it sent
+     * and queues what follows (settle) in the same transaction. A failure is recorded on the
+     * delivery; a retryable one is thrown again so the job runs later (the transport makes the
+     * retry safe), until the last attempt marks the delivery failed.
+     */
+    async send(deliveryId: string, attempt: number, maxAttempts: number): Promise<void> {
+      const delivery = await repo.findDelivery(db, deliveryId)
+      if (!delivery || delivery.status !== 'pending') return
+      if (delivery.sha256 === null || delivery.byte_size === null) throw new Error(`File delivery ${deliveryId} is not built yet`)
+      let destination: string
+      try {
+        destination = await transmit(delivery, { bytes: Number(delivery.byte_size), sha256: delivery.sha256 })
+      } catch (error) {
+        const final = !isRetryable(error) || attempt >= maxAttempts
+        await db.transaction().execute(async (tx) => {
+          const now = new Date()
+          await repo.recordSendFailure(tx, delivery.id, messageOf(error), final, now)
+          if (!final) return
+          // Nothing of it reached the carrier: its changes go back to pending and travel in the next
+          // change file (the carrier's view never took them), and changes held back behind it go too.
+          await dropStagedViews(tx, delivery.id)
+          if (delivery.kind === 'change') await repo.releaseTransactions(tx, delivery.id, now)
+          await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
+        })
+        if (final) return
+        throw error
+      }
+      const now = new Date()
+      await db.transaction().execute(async (tx) => {
+        await repo.markSent(tx, delivery, destination, now)
+        await enqueueJob(tx, DELIVERY_SENT_JOB, { file_delivery_id: delivery.id })
+      })
+    },
+
+    /**
+     * What follows a delivery the carrier received, in one transaction: the carrier's views take
+     * what it told, its transactions become submitted (for a full delivery, each enrolled family's
+     * `installation` transaction is written now, submitted), the families' statuses follow, and
+     * other modules act on it (onSent: a sandbox carrier reads what it received). A job of its
+     * own, queued with the delivery's `sent`: for an installation this is tens of thousands of
+     * rows, which need not hold the file back. Run twice, it changes nothing.
+     */
+    async settle(deliveryId: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const delivery = await repo.lockDelivery(tx, deliveryId)
+        if (!delivery || delivery.status !== 'sent') return
+        const now = new Date()
+        const submittedAt = delivery.sent_at ?? now
+        await takeViews(tx, delivery)
+        if (delivery.kind === 'full') await repo.insertInstallationTransactions(tx, delivery, submittedAt, now)
+        else await repo.markTransactionsSubmitted(tx, delivery.id, submittedAt, now)
+        // Changes held back while this file was on its way (and what a full file could not say) go now.
+        await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
+        await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
+        await deps.onSent?.(tx, delivery, now)
+      })
+    },
+
+    /** A carrier's TA1 or 999, however it came: matched to its delivery and kept by the acknowledgements module's receiver. */
+    acknowledge: (arrival: AcknowledgementArrival): Promise<ReceivedAcknowledgement> => deps.acknowledgements.receive(arrival),
+  }
+}
