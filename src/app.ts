@@ -39,15 +39,10 @@ import { createPlansService } from './modules/plans/plans.service.js'
 import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
-import { fileDeliveriesRoutes } from './modules/carrier-delivery/file-deliveries.routes.js'
-import { acknowledgementsRoutes, createAcknowledgementsService } from './modules/acknowledgements/index.js'
-import { censusReadRoutes } from './modules/census/census-read.routes.js'
 import { createWorkOrderTransitionsService } from './modules/work-orders/work-order-transitions.service.js'
-import { CARRIER_INSTALLATION_HOOKS } from './modules/carrier-delivery/installation-hooks.js'
-import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
+import { CARRIER_INSTALLATION_HOOKS, DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/index.js'
+import { createCarrierSide } from './main/carrier-side.js'
 import { createMemberChangeRecorder } from './modules/member-management/member-transactions.js'
-import { createCensusService } from './modules/census/census.service.js'
-import { censusRoutes, DEFAULT_CENSUS_BODY_LIMIT_BYTES } from './modules/census/census.routes.js'
 import { createWorkOrdersService } from './modules/work-orders/work-orders.service.js'
 import { errorsRoutes } from './modules/errors/errors.routes.js'
 import { createErrorsService } from './modules/errors/errors.service.js'
@@ -243,11 +238,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
   workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
-  fileDeliveriesRoutes(app, deps.db, deps.ssnProtection)
-  acknowledgementsRoutes(app, createAcknowledgementsService(deps.db, { ssn: deps.ssnProtection }))
-  censusReadRoutes(app, deps.db)
-  // Built here rather than in createServices: they need the SSN keys, which the CLI does not hold.
-  censusRoutes(app, createCensusService({ db: deps.db, ssn: deps.ssnProtection, carriers }), deps.censusBodyLimitBytes ?? DEFAULT_CENSUS_BODY_LIMIT_BYTES)
+  // The carrier side's modules (file deliveries, acknowledgements, census): built here rather than
+  // in createServices, because they need the SSN keys, which the CLI does not hold.
+  const carrierSide = createCarrierSide({
+    db: deps.db,
+    ssn: deps.ssnProtection,
+    carriers,
+    settings: deps.carrierSide ?? DEFAULT_CARRIER_SETTINGS,
+    transitions: services.workOrderTransitions,
+    ...(deps.censusBodyLimitBytes !== undefined ? { censusBodyLimitBytes: deps.censusBodyLimitBytes } : {}),
+  })
+  for (const module of carrierSide.modules) module.routes?.(app)
   membersRoutes(app, createMembersService({ db: deps.db, ssn: deps.ssnProtection, recordMemberChanges: services.recordMemberChanges }))
   lifeEventsRoutes(app, services.lifeEvents)
   coverageTimelineRoutes(app, services.coverageTimeline)

@@ -1,16 +1,21 @@
+import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db/schema.js'
+import type { App } from '../http/app-types.js'
 import type { JobDefinition } from '../jobs/job-definition.js'
 import type { SsnProtection } from '../lib/ssn-protection.js'
-import { createAcknowledgementReceiver, type AcknowledgementReceiver } from '../modules/acknowledgements/index.js'
+import { createAcknowledgementsModule, type AcknowledgementReceiver } from '../modules/acknowledgements/index.js'
 import type { CarrierCatalog } from '../modules/carriers/carriers.catalog.js'
-import { createCarrierDeliveryJobs } from '../modules/carrier-delivery/carrier-delivery.jobs.js'
-import { createCarrierDeliveryService } from '../modules/carrier-delivery/carrier-delivery.service.js'
-import type { CarrierSettings } from '../modules/carrier-delivery/carrier-settings.js'
-import { CARRIER_INSTALLATION_HOOKS } from '../modules/carrier-delivery/installation-hooks.js'
-import { createCensusService } from '../modules/census/census.service.js'
-import { createSandboxCarrier } from '../modules/sandbox-carriers/sandbox-carrier.js'
-import { createSandboxCarriersJobs, queueSandboxTurn } from '../modules/sandbox-carriers/sandbox-carriers.jobs.js'
-import { createWorkOrderTransitionsService } from '../modules/work-orders/work-order-transitions.service.js'
+import { CARRIER_INSTALLATION_HOOKS, createCarrierDeliveryModule, type CarrierSettings } from '../modules/carrier-delivery/index.js'
+import { createCensusModule } from '../modules/census/index.js'
+import { createSandboxCarriersModule } from '../modules/sandbox-carriers/index.js'
+import { createWorkOrderTransitionsService, type WorkOrderTransitionsService } from '../modules/work-orders/work-order-transitions.service.js'
+
+/**
+ * The carrier side, wired: carrier delivery, acknowledgements, census and the sandbox carriers,
+ * each built once from its module's front door with what it needs from the others passed in.
+ * src/app.ts registers the modules' routes and src/main/workers.ts their jobs, each iterating
+ * over `modules`.
+ */
 
 /** What the carrier side needs at run time: SSN keys to open SSNs for files, the carriers, how they are reached. */
 export interface CarrierSideDeps {
@@ -18,17 +23,43 @@ export interface CarrierSideDeps {
   ssn: SsnProtection
   carriers: CarrierCatalog
   settings: CarrierSettings
-  /** Where the sandbox carriers' TA1s and 999s enter; default: a receiver of its own on `db`. */
+  /** Where acknowledgements enter (the sandbox carriers' TA1s and 999s); default: the acknowledgements module's receiver. */
   acknowledgements?: AcknowledgementReceiver
+  /** The work order transitions the sandbox carriers install groups with; default: built here with the carrier's installation hooks. */
+  transitions?: WorkOrderTransitionsService
+  /** Body limit of POST /coverage_periods/{id}/census_requests (CENSUS_BODY_LIMIT_BYTES). */
+  censusBodyLimitBytes?: number
+  /** The acknowledgement receiver's log and clock (the workers'). */
+  log?: FastifyBaseLogger
+  clock?: () => Date
 }
 
-/** The carrier side's job handlers (carrier delivery, then the sandbox carriers), for the general worker. */
-export function createCarrierSideJobs(deps: CarrierSideDeps): JobDefinition[] {
-  const { db, ssn, carriers } = deps
-  const transitions = createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
-  const census = createCensusService({ db, ssn, carriers })
-  const acknowledgements = deps.acknowledgements ?? createAcknowledgementReceiver({ db, ssn })
-  const sandbox = createSandboxCarrier({ db, ssn, carriers, transitions, census, acknowledgements })
-  const carrierDelivery = createCarrierDeliveryService({ ...deps, acknowledgements, onSent: queueSandboxTurn(carriers, deps.settings.sandboxDelayMs) })
-  return [...createCarrierDeliveryJobs(carrierDelivery), ...createSandboxCarriersJobs(sandbox)]
+/** What src/app.ts and src/main/workers.ts need of a carrier-side module. */
+export interface CarrierSideModule {
+  readonly name: string
+  readonly routes?: (app: App) => void
+  readonly jobs: readonly JobDefinition[]
+}
+
+export interface CarrierSide {
+  /** In the order their routes are registered (the order of openapi.json) and their jobs listed. */
+  readonly modules: readonly CarrierSideModule[]
+  /** The one way in for acknowledgements, for the inbound pickup (src/main/workers.ts). */
+  readonly acknowledgements: AcknowledgementReceiver
+}
+
+export function createCarrierSide(deps: CarrierSideDeps): CarrierSide {
+  const { db, ssn, carriers, settings } = deps
+  const acknowledgementsModule = createAcknowledgementsModule({
+    db,
+    ssn,
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  })
+  const acknowledgements = deps.acknowledgements ?? acknowledgementsModule.receiver
+  const census = createCensusModule({ db, ssn, carriers, ...(deps.censusBodyLimitBytes !== undefined ? { bodyLimitBytes: deps.censusBodyLimitBytes } : {}) })
+  const transitions = deps.transitions ?? createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
+  const sandboxCarriers = createSandboxCarriersModule({ db, ssn, carriers, transitions, census: census.service, acknowledgements, delayMs: settings.sandboxDelayMs })
+  const carrierDelivery = createCarrierDeliveryModule({ db, ssn, carriers, settings, acknowledgements, onSent: sandboxCarriers.onDeliverySent })
+  return { modules: [carrierDelivery, acknowledgementsModule, census, sandboxCarriers], acknowledgements }
 }

@@ -5,17 +5,12 @@ import { JobRegistry } from '../jobs/job-definition.js'
 import { createJobRegistry } from '../jobs/registry.js'
 import { Worker } from '../jobs/worker.js'
 import type { ResolveHost } from '../lib/outbound-url.js'
-import {
-  createAcknowledgementInboxes,
-  createAcknowledgementOverdueCheck,
-  createAcknowledgementPickupCheck,
-  createAcknowledgementReceiver,
-} from '../modules/acknowledgements/index.js'
+import { createAcknowledgementInboxes, createAcknowledgementOverdueCheck, createAcknowledgementPickupCheck } from '../modules/acknowledgements/index.js'
 import { DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS } from '../modules/carriers/carriers.schema.js'
 import { createCoveragePeriodExpiryCheck } from '../modules/coverage-periods/coverage-period-expiry.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
-import { createCarrierSideJobs, type CarrierSideDeps } from './carrier-side.js'
+import { createCarrierSide, type CarrierSideDeps } from './carrier-side.js'
 
 export interface WorkersOptions {
   db: Db
@@ -36,8 +31,8 @@ export interface WorkersOptions {
   acknowledgementOverdue?: boolean
   /** The clock the scheduled checks read (today's date for expiry, now for overdue acknowledgements); the system clock by default. */
   clock?: () => Date
-  /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports). */
-  carrierSide: Omit<CarrierSideDeps, 'db'>
+  /** What the carrier jobs need (SSN keys to open SSNs for files, carriers, transports; a receiver of acknowledgements of the caller's). */
+  carrierSide: Pick<CarrierSideDeps, 'ssn' | 'carriers' | 'settings' | 'acknowledgements'>
 }
 
 export interface Workers {
@@ -68,10 +63,10 @@ export function createWorkers(options: WorkersOptions): Workers {
   }
   const clock = options.clock ? { clock: options.clock } : {}
   const { carriers } = options.carrierSide
-  // One receiver for the inbound pickup and the sandbox carrier's answers, with the same hook.
-  const receiver =
-    options.carrierSide.acknowledgements ??
-    createAcknowledgementReceiver({ db, ssn: options.carrierSide.ssn, log, ...clock })
+  // The carrier-side modules, whose jobs the general worker runs; their one receiver of
+  // acknowledgements takes the inbound pickup's too.
+  const carrierSide = createCarrierSide({ db, ...options.carrierSide, log, ...clock })
+  const receiver = carrierSide.acknowledgements
   if (options.acknowledgementPickup !== false) {
     // Built at start, so a carrier's inbound settings that cannot work stop the start (ConfigError).
     const inboxes = createAcknowledgementInboxes(carriers.all, {
@@ -97,7 +92,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   }
   const general = new Worker({
     db,
-    registry: createJobRegistry(createCarrierSideJobs({ db, ...options.carrierSide, acknowledgements: receiver })),
+    registry: createJobRegistry(carrierSide.modules.flatMap((module) => module.jobs)),
     log,
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,

@@ -1,8 +1,7 @@
 import { lstat, mkdir, readdir, readFile, rename } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { ConfigError } from '../../config.js'
-import { createFileTransport, type TransportDefaults } from '../carrier-delivery/transports/create-transport.js'
-import { SftpTransport } from '../carrier-delivery/transports/sftp-transport.js'
+import { createFileTransport, SftpTransport, type TransportDefaults } from '../carrier-delivery/index.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
 
 /**

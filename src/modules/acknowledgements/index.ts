@@ -5,7 +5,16 @@
  * directory or SFTP path, answered by a sandbox carrier), enter through one receiver
  * (acknowledgements.receiver.ts), are kept matched, unmatched or malformed, and give 834
  * deliveries their acknowledgement_status; api-contract.md section 10, "Acknowledgements".
+ * createAcknowledgementsModule gives its routes, its service and that receiver;
+ * src/main/carrier-side.ts wires it with the other carrier-side modules.
  */
+
+import type { Db } from '../../db/schema.js'
+import type { App } from '../../http/app-types.js'
+import type { JobDefinition } from '../../jobs/job-definition.js'
+import type { AcknowledgementReceiverImpl } from './acknowledgements.receiver.js'
+import { acknowledgementsRoutes } from './acknowledgements.routes.js'
+import { createAcknowledgementsService, type AcknowledgementsService, type AcknowledgementsServiceOptions } from './acknowledgements.service.js'
 
 export { acknowledgementsRoutes } from './acknowledgements.routes.js'
 export { createAcknowledgementsService, type AcknowledgementsService, type AcknowledgementsServiceOptions } from './acknowledgements.service.js'
@@ -38,3 +47,25 @@ export type {
   TransactionSetStatus,
 } from './x12-ack.model.js'
 export { parseAcknowledgement } from './x12-ack.parse.js'
+
+export interface AcknowledgementsModule {
+  readonly name: 'acknowledgements'
+  readonly routes: (app: App) => void
+  readonly service: AcknowledgementsService
+  /** The one way in for acknowledgements (operators' posts, the inbound pickup, the sandbox carriers). */
+  readonly receiver: AcknowledgementReceiverImpl
+  readonly jobs: readonly JobDefinition[]
+}
+
+export function createAcknowledgementsModule(deps: { db: Db } & AcknowledgementsServiceOptions): AcknowledgementsModule {
+  const { db, ...options } = deps
+  const service = createAcknowledgementsService(db, options)
+  return {
+    name: 'acknowledgements',
+    routes: (app) => acknowledgementsRoutes(app, service),
+    service,
+    receiver: service.receiver,
+    // Its checks (inbound pickup, overdue files) run on the general worker's polls, not as jobs: src/main/workers.ts.
+    jobs: [],
+  }
+}

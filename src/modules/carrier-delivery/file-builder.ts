@@ -74,7 +74,7 @@ async function buildOnce(deps: BuildDeps, deliveryId: string): Promise<void> {
   await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (tx) => {
     const build = await loadBuild(tx, deps, deliveryId)
     if (!build) return
-    const record = new BuildRecord(tx, build)
+    const record = new BuildRecord(build)
     const composed = build.delivery.kind === 'full' ? await composeFullFile(build, record) : await composeChangeFile(build, record)
     if (!composed) {
       await settleCheck(build, record)
@@ -156,10 +156,10 @@ class BuildRecord {
   /** A change file's transactions of families held back whole: they are not carried. */
   heldTransactions = 0
 
-  constructor(
-    private readonly tx: Tx,
-    private readonly build: Build,
-  ) {
+  private readonly tx: Tx
+
+  constructor(private readonly build: Build) {
+    this.tx = build.tx
     this.views = new StagedViews(build.delivery.id)
   }
 

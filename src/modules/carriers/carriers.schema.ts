@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { PaginationQuery } from '../../http/schemas.js'
-import { CarrierConnectionFields } from '../carrier-delivery/transports/transport.schema.js'
+import { CarrierConnectionFields } from '../carrier-delivery/index.js'
 
 export const DistributionFormat = Type.Enum(['edi', 'api', 'manual'], {
   description: 'edi: ANSI X12 834 files; api: the carrier API; manual: through the work order only',

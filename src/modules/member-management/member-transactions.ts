@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvents } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { scheduleTransactionDelivery } from '../carrier-delivery/carrier-delivery.jobs.js'
+import { scheduleTransactionDelivery } from '../carrier-delivery/index.js'
 import { refreshFamilyStatuses } from './family-status.js'
 import { todayUtc } from '../../lib/clock.js'
 

@@ -2,11 +2,10 @@ import type { Db } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import { todayUtc } from '../../lib/clock.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import type { AcknowledgementReceiver } from '../acknowledgements/acknowledgement-receiver.js'
+import type { AcknowledgementReceiver } from '../acknowledgements/index.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
-import type { CensusService } from '../census/census.service.js'
-import { censusSubscribersFrom834 } from '../census/census-from-834.js'
+import { censusSubscribersFrom834, type CensusService } from '../census/index.js'
 import { write834ToString } from '../edi-834/edi-834.writer.js'
 import type { WorkOrderTransitionsService } from '../work-orders/work-order-transitions.service.js'
 import { censusDate, censusRecords, chooseDifferences } from './sandbox-census.js'
@@ -15,6 +14,8 @@ import {
   addDifferences,
   deliveriesNotTaken,
   dropDifferences,
+  findServedPeriod,
+  findWorkOrderOfPeriod,
   loadDifferences,
   loadRosterMembers,
   lockRoster,
@@ -53,12 +54,7 @@ type CoveragePeriod = { id: string; account_id: string; group_id: string; carrie
 export function createSandboxCarrier(deps: SandboxDeps) {
   const { db } = deps
 
-  const periodOf = (coveragePeriodId: string) =>
-    db
-      .selectFrom('coverage_periods')
-      .select(['id', 'account_id', 'group_id', 'carrier_name', 'carrier_group_number', 'coverage_start_date', 'coverage_end_date'])
-      .where('id', '=', coveragePeriodId)
-      .executeTakeFirst()
+  const periodOf = (coveragePeriodId: string) => findServedPeriod(db, coveragePeriodId)
 
   /**
    * Takes every sent delivery of the period it has not taken yet, in the order they were sent, in
@@ -164,7 +160,7 @@ export function createSandboxCarrier(deps: SandboxDeps) {
       const cp = await periodOf(coveragePeriodId)
       const carrier = cp && deps.carriers.find(cp.carrier_name)
       if (!cp || !carrier?.sandbox) return
-      const workOrder = await db.selectFrom('work_orders').select(['id', 'status']).where('coverage_period_id', '=', cp.id).executeTakeFirst()
+      const workOrder = await findWorkOrderOfPeriod(db, cp.id)
       if (workOrder?.status === 'submitted') {
         await deps.transitions.transition(
           systemActor(cp.account_id),

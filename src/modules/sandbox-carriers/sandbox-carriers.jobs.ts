@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { defineJob, defineJobSpec, type JobDefinition } from '../../jobs/job-definition.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import type { DeliverySentHook } from '../carrier-delivery/carrier-delivery.service.js'
+import type { DeliverySentHook } from '../carrier-delivery/index.js'
 import type { SandboxCarrier } from './sandbox-carrier.js'
 
 /**

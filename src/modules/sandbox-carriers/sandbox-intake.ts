@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/schema.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { answer834, type AcknowledgementInterchange } from '../acknowledgements/index.js'
-import { fileChunks } from '../carrier-delivery/file-deliveries.repo.js'
+import { fileChunks } from '../carrier-delivery/index.js'
 import { Edi834ParseError, Edi834RosterError } from '../edi-834/edi-834.errors.js'
 import type { Edi834Member, FileAction } from '../edi-834/edi-834.model.js'
 import { parse834 } from '../edi-834/edi-834.parse.js'

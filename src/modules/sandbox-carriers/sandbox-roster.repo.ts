@@ -9,6 +9,24 @@ import type { RosterMember } from '../edi-834/edi-834.roster.js'
  * SSNs are kept sealed with the service's SsnProtection, as the service keeps its own.
  */
 
+// ---- What it reads of the service's tables: the period it serves and its work order ----
+
+/** The coverage period as a sandbox carrier sees it (it is the carrier named on it). */
+export async function findServedPeriod(db: Executor, coveragePeriodId: string) {
+  return db
+    .selectFrom('coverage_periods')
+    .select(['id', 'account_id', 'group_id', 'carrier_name', 'carrier_group_number', 'coverage_start_date', 'coverage_end_date'])
+    .where('id', '=', coveragePeriodId)
+    .executeTakeFirst()
+}
+
+/** The work order installing the period, if any. */
+export async function findWorkOrderOfPeriod(db: Executor, coveragePeriodId: string) {
+  return db.selectFrom('work_orders').select(['id', 'status']).where('coverage_period_id', '=', coveragePeriodId).executeTakeFirst()
+}
+
+// ---- Its own tables ----
+
 /** Rows written per statement: one JSON parameter each, so a 150,000-member full file is 150 round trips. */
 const WRITE_BATCH = 1000
 
