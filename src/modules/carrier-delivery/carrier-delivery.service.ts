@@ -11,6 +11,7 @@ import * as repo from './carrier-delivery.repo.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { dropStagedViews, takeViews } from './carrier-views.repo.js'
 import { fileChunks } from './file-deliveries.repo.js'
+import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import { buildFileDelivery } from './file-builder.js'
 import { messageOf } from './transports/file-transport.js'
 
@@ -128,8 +129,13 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
       })
     },
 
-    /** Builds the delivery's content and queues its send (file-builder.ts). */
-    build: (deliveryId: string): Promise<void> => buildFileDelivery(deps, deliveryId),
+    /**
+     * Builds the delivery's content and queues its send (file-builder.ts), with the heap kept close
+     * to what the build holds (lib/heap-growth.ts): a full file's garbage would otherwise grow the
+     * process by well over 100 MB.
+     */
+    build: (deliveryId: string): Promise<void> =>
+      withBoundedHeapGrowth(deps.settings.fileBuildHeapGrowingPercent, () => buildFileDelivery(deps, deliveryId)),
 
     /**
      * Fails a delivery whose file cannot be built, with the reason (codes and positions only,

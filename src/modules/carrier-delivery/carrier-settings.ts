@@ -9,6 +9,11 @@ export interface CarrierSettings {
   /** ISA05/ISA06 and GS02: who the service is in its 834 files (EDI_SENDER_QUALIFIER, EDI_SENDER_ID). */
   readonly ediSenderQualifier: string
   readonly ediSenderId: string
+  /**
+   * While a file is built, V8's old generation may grow this many percent over what is live before
+   * it is collected (FILE_BUILD_HEAP_GROWING_PERCENT; 0 leaves V8's own policy). See lib/heap-growth.ts.
+   */
+  readonly fileBuildHeapGrowingPercent: number
   /** The environment, for transports that name secrets by environment variable (SFTP password, API token). */
   readonly secrets: Readonly<Record<string, string | undefined>>
 }
@@ -19,5 +24,6 @@ export const DEFAULT_CARRIER_SETTINGS: CarrierSettings = Object.freeze({
   sandboxDelayMs: 10_000,
   ediSenderQualifier: 'ZZ',
   ediSenderId: 'ENROLLSYNC',
+  fileBuildHeapGrowingPercent: 100,
   secrets: Object.freeze({}),
 })

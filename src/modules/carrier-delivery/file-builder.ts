@@ -24,8 +24,12 @@ import { heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldB
  * (writeContent), record what was written (BuildRecord), and queue the send (finishBuild).
  */
 
-/** Families read per page. */
-const FAMILY_PAGE = 150
+/**
+ * Families read per page. 100 rather than 150: pages wait in memory while earlier ones are written,
+ * long enough to be promoted to V8's old generation, and with 150 a 50,000-family build grew the
+ * heap about 10-15 MB more (measured in-process, same time within noise).
+ */
+const FAMILY_PAGE = 100
 /** Pages read ahead of the one being written. */
 const READ_AHEAD = 2
 /** Pages of subscriber ids read at once. */
