@@ -40,6 +40,7 @@ describe('loadConfig', () => {
         sandboxDelayMs: 10_000,
         ediSenderQualifier: 'ZZ',
         ediSenderId: 'ENROLLSYNC',
+        fileBuildHeapGrowingPercent: 100,
         secrets: {},
       },
       censusBodyLimitBytes: 256 * 1024 * 1024,
