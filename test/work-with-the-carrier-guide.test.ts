@@ -83,5 +83,28 @@ describe('the README guide "Work with the carrier"', () => {
       .where('discrepancy_kind', '=', 'carrier_missing')
       .execute()
     expect(spouseMissing).toEqual([{ status: 'unresolved' }])
+
+    // The sandbox acknowledged the full file with a TA1 and a 999, both accepting it, which the
+    // guide lists before the operator posts the carrier's rejecting 999.
+    const listed = JSON.parse(answers.find((a) => a.url === `/file_deliveries/${variables.FILE_DELIVERY_ID}/acknowledgements`)!.body).acknowledgements
+    expect(listed.map((a: { kind: string; status: string; source: string }) => [a.kind, a.status, a.source]).sort()).toEqual([
+      ['999', 'accepted', 'sandbox'],
+      ['ta1', 'accepted', 'sandbox'],
+    ])
+    const posted = answers.find((a) => a.method === 'POST' && a.url === `/file_deliveries/${variables.FILE_DELIVERY_ID}/acknowledgements`)!
+    expect(JSON.parse(posted.body).acknowledgement).toMatchObject({ kind: '999', status: 'rejected', source: 'operator' })
+    const delivery = await t.db.selectFrom('file_deliveries').select('acknowledgement_status').where('id', '=', variables.FILE_DELIVERY_ID!).executeTakeFirstOrThrow()
+    expect(delivery.acknowledgement_status).toBe('rejected')
+    // ... and its rejection is the file_validation error the guide's last command lists.
+    const validation = JSON.parse(answers.find((a) => a.url.endsWith('/errors?source=file_validation'))!.body).errors
+    expect(validation).toMatchObject([
+      {
+        source: 'file_validation',
+        assignee: 'service',
+        status: 'unresolved',
+        member_id: null,
+        message: "The carrier's 999 rejected the whole transaction set: one or more segments are in error (IK5 code 5).",
+      },
+    ])
   })
 })

@@ -85,7 +85,8 @@ function curlRequest(args: string[], source: string) {
       const colon = header.indexOf(':')
       if (colon < 1) throw new GuideError(`curl -H needs "Name: value": ${source}`)
       headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim()
-    } else if (arg === '-d' || arg === '--data') body = args[++i]
+    // --data-binary sends the text as given (-d would strip newlines; the guides' bodies have none).
+    } else if (arg === '-d' || arg === '--data' || arg === '--data-binary') body = args[++i]
     else if (arg.startsWith('-')) throw new GuideError(`the guide shell's curl does not take ${arg}: ${source}`)
     else if (url === undefined) url = arg
     else throw new GuideError(`curl is given two URLs: ${source}`)
