@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import { memberSegments } from '../edi-834/edi-834.build.js'
@@ -6,10 +6,9 @@ import { findingMessage, parameterOfFinding, type FindingCodes } from '../edi-83
 import { checkMember, memberFindings } from '../edi-834/edi-834.member-check.js'
 import type { Edi834Member } from '../edi-834/edi-834.model.js'
 import type { X12Segment } from '../edi-834/x12-segments.js'
-import type { ErrorRow } from '../errors/errors.repo.js'
 import { raiseErrors, resolveLockedErrors, type FoundDiscrepancy } from '../errors/raise-errors.js'
-import { uuidv7 } from '../../lib/ids.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import * as repo from './held-back-members.repo.js'
 
 type Tx = Transaction<Database>
 
@@ -19,7 +18,8 @@ type Tx = Transaction<Database>
  * field, and the rest of the file goes out. A dependent that fails is held back alone; a
  * subscriber that fails holds back its family (a dependent never goes without its subscriber).
  * Held-back members are recorded in held_back_members; their carrier views are not staged, so the
- * next change file for the family tells them again once their data is corrected.
+ * next change file for the family tells them again once their data is corrected. The SQL is in
+ * held-back-members.repo.ts.
  */
 
 /** One finding of a held-back member, as stored and as the error is raised: codes, positions, the plan. */
@@ -49,20 +49,13 @@ export class MembersHeldBack extends Error {
 
 /** Members already held back from this delivery (a full file's earlier pass). */
 export async function loadHeldBack(tx: Tx, deliveryId: string): Promise<HeldBackMember[]> {
-  const rows = await tx.selectFrom('held_back_members').select(['member_id', 'subscriber_id', 'problems']).where('file_delivery_id', '=', deliveryId).execute()
+  const rows = await repo.selectHeldBack(tx, deliveryId)
   return rows.map((row) => ({ memberId: row.member_id, subscriberId: row.subscriber_id, findings: JSON.parse(row.problems) as HeldBackFinding[] }))
 }
 
 /** Records held-back members of a delivery; one already recorded keeps its row. */
 export async function recordHeldBack(tx: Tx, deliveryId: string, members: readonly HeldBackMember[]): Promise<void> {
-  for (let start = 0; start < members.length; start += 1000) {
-    const batch = members.slice(start, start + 1000)
-    await tx
-      .insertInto('held_back_members')
-      .values(batch.map((m) => ({ file_delivery_id: deliveryId, member_id: m.memberId, subscriber_id: m.subscriberId, problems: JSON.stringify(m.findings) })))
-      .onConflict((oc) => oc.columns(['file_delivery_id', 'member_id']).doNothing())
-      .execute()
-  }
+  await repo.insertHeldBack(tx, deliveryId, members.map((m) => ({ member_id: m.memberId, subscriber_id: m.subscriberId, problems: JSON.stringify(m.findings) })))
 }
 
 /** Where a finding lies within a member, as part of its error's dedupe subject: never a value. */
@@ -174,22 +167,11 @@ export interface PreSendOutcome {
   checked: ReadonlySet<string>
 }
 
-export interface OpenPreSendError {
-  id: string
-  member_id: string | null
-  dedupe_key: string | null
-}
+export type OpenPreSendError = repo.OpenPreSendError
 
 /** Open errors this check raised in a coverage period: few, read before the pass. */
 export async function openPreSendErrors(tx: Tx, coveragePeriodId: string): Promise<OpenPreSendError[]> {
-  return tx
-    .selectFrom('errors')
-    .select(['id', 'member_id', 'dedupe_key'])
-    .where('coverage_period_id', '=', coveragePeriodId)
-    .where('source', '=', 'file_validation')
-    .where('status', '<>', 'resolved')
-    .where('dedupe_key', 'like', `%:${PRE_SEND_SUBJECT}%`)
-    .execute()
+  return repo.openFileValidationErrors(tx, coveragePeriodId, PRE_SEND_SUBJECT)
 }
 
 /**
@@ -222,14 +204,7 @@ export async function settlePreSendErrors(tx: Tx, outcome: PreSendOutcome, now: 
   const kept = new Set(raised.map((r) => r.dedupeKey))
   const fixed = outcome.open.filter((e) => e.member_id !== null && outcome.checked.has(e.member_id) && !kept.has(e.dedupe_key ?? ''))
   if (fixed.length === 0) return
-  const locked: ErrorRow[] = await tx
-    .selectFrom('errors')
-    .selectAll()
-    .where(sql<boolean>`id = any(${fixed.map((e) => e.id)}::uuid[])`)
-    .where('status', '<>', 'resolved')
-    .orderBy('id')
-    .forUpdate()
-    .execute()
+  const locked = await repo.lockUnresolvedErrors(tx, fixed.map((e) => e.id))
   await resolveLockedErrors(tx, actor, locked, { message: PRE_SEND_RESOLUTION, resolvedBy: 'file_validation', automatic: true }, now)
 }
 
@@ -242,7 +217,7 @@ export async function settlePreSendErrors(tx: Tx, outcome: PreSendOutcome, now: 
 export async function holdBackChangeFamilies(tx: Tx, coveragePeriodId: string, subscriberIds: readonly string[], transactionsOf: ReadonlyMap<string, readonly string[]>, now: Date): Promise<number> {
   const ids = subscriberIds.flatMap((id) => transactionsOf.get(id) ?? [])
   if (ids.length === 0) return 0
-  await tx.updateTable('member_transactions').set({ status: 'errors', completed_at: now, updated_at: now }).where('id', 'in', ids).execute()
+  await repo.markTransactionsErrors(tx, ids, now)
   await refreshFamilyStatuses(tx, subscriberIds.map((subscriberId) => ({ subscriberId, coveragePeriodId })), now)
   return ids.length
 }
@@ -261,25 +236,7 @@ export async function holdBackFullFamilies(
 ): Promise<void> {
   const families = held.filter((m) => m.memberId === m.subscriberId).map((m) => m.subscriberId)
   if (families.length === 0) return
-  const rows = families.map((subscriberId) => ({
-    id: uuidv7(),
-    account_id: delivery.account_id,
-    coverage_period_id: delivery.coverage_period_id,
-    group_id: delivery.group_id,
-    subscriber_id: subscriberId,
-    member_id: subscriberId,
-    kind: 'installation' as const,
-    status: 'errors' as const,
-    // The family's latest event of the period: the change file that later carries the family names its loops by it.
-    qualifying_life_event_id: sql<string | null>`(SELECT id FROM qualifying_life_events WHERE subscriber_id = ${subscriberId} AND coverage_period_id = ${delivery.coverage_period_id}
-                                                   ORDER BY created_at DESC, id DESC LIMIT 1)`,
-    file_delivery_id: delivery.id,
-    created_at: delivery.created_at,
-    submitted_at: null,
-    completed_at: now,
-    updated_at: now,
-  }))
-  for (let start = 0; start < rows.length; start += 1000) await tx.insertInto('member_transactions').values(rows.slice(start, start + 1000)).execute()
+  const rows = await repo.insertHeldBackInstallations(tx, delivery, families, now)
   for (const row of rows) transactionsOf.set(row.subscriber_id, [row.id])
   await refreshFamilyStatuses(tx, families.map((subscriberId) => ({ subscriberId, coveragePeriodId: delivery.coverage_period_id })), now)
 }
@@ -293,16 +250,7 @@ export async function holdBackFullFamilies(
 export async function heldBackEvents(tx: Tx, coveragePeriodId: string, deliveryId: string, subscriberIds: readonly string[]): Promise<Map<string, string[]>> {
   const events = new Map<string, string[]>()
   if (subscriberIds.length === 0) return events
-  const rows = await sql<{ subscriber_id: string; qualifying_life_event_id: string }>`
-    SELECT t.subscriber_id, t.qualifying_life_event_id FROM member_transactions t
-     WHERE t.coverage_period_id = ${coveragePeriodId} AND t.subscriber_id = ANY(${[...subscriberIds]}::uuid[])
-       AND t.status = 'errors' AND t.submitted_at IS NULL AND t.qualifying_life_event_id IS NOT NULL
-       AND t.file_delivery_id IS NOT NULL AND t.file_delivery_id <> ${deliveryId}
-       AND NOT EXISTS (SELECT 1 FROM member_transactions c
-                        WHERE c.coverage_period_id = t.coverage_period_id AND c.subscriber_id = t.subscriber_id
-                          AND c.submitted_at IS NOT NULL AND (c.created_at, c.id) > (t.created_at, t.id))
-     ORDER BY t.created_at, t.id`.execute(tx)
-  for (const row of rows.rows) {
+  for (const row of await repo.heldBackEventRows(tx, coveragePeriodId, deliveryId, subscriberIds)) {
     const list = events.get(row.subscriber_id) ?? []
     if (!list.includes(row.qualifying_life_event_id)) list.push(row.qualifying_life_event_id)
     events.set(row.subscriber_id, list)
