@@ -6,7 +6,7 @@ import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import type { AccountScope } from '../../lib/actor.js'
 import type { CensusRequest, CensusRequestsFilters } from './census.schema.js'
 
-// Reads of census requests and their subscribers; the census service writes them.
+// Reads of census requests and their subscribers; census.repo.ts writes them.
 
 const CENSUS_COLUMNS = [
   'id',

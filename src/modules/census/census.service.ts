@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Db } from '../../db/schema.js'
 import { actorName, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
@@ -21,11 +20,11 @@ import { censusMembers, platformMembers } from './census-members.js'
 import { maskCensusSsns } from './census-ssn.js'
 import { censusInputInvalid } from './census.errors.js'
 import { findCensusRequest } from './census-read.repo.js'
+import * as repo from './census.repo.js'
 import type { CensusRequest } from './census.schema.js'
 import { reconcile } from './reconcile.js'
 import type { ComparableMember, FoundMemberDiscrepancy } from './reconcile.model.js'
 
-const INSERT_BATCH = 1000
 export const RECONCILIATION_RESOLUTION = 'Resolved automatically: the latest census from the carrier no longer shows this discrepancy.'
 
 /** How a carrier-only member is told apart from another: the carrier's id, else its name and birth date. */
@@ -82,24 +81,17 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
    * The same census posted again (same content as the coverage period's latest) changes nothing.
    */
   async function submitCensus(actor: Actor, coveragePeriodId: string, input: CreateCensusRequestInput, options: { submittedBy?: string } = {}): Promise<CensusResult> {
-    const cp = await db.selectFrom('coverage_periods').selectAll().where('id', '=', coveragePeriodId).executeTakeFirst()
+    const cp = await repo.findCoveragePeriod(db, coveragePeriodId)
     if (!cp) throw coveragePeriodNotFound()
     const census = readCensus(input)
     const asOf = input.as_of ?? new Date().toISOString().slice(0, 10)
     const contentSha256 = createHash('sha256').update(census.format).update('\n').update(census.text).digest('hex')
-    const latest = await db
-      .selectFrom('census_requests')
-      .select(['id', 'content_sha256'])
-      .where('coverage_period_id', '=', cp.id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst()
+    const latest = await repo.latestCensusRequest(db, cp.id)
     if (latest && latest.content_sha256 === contentSha256) {
       return { created: false, censusRequest: (await findCensusRequest(db, undefined, latest.id))! }
     }
 
-    const plans = await db.selectFrom('plans').select(['id', 'external_identifier']).where('coverage_period_id', '=', cp.id).execute()
+    const plans = await repo.planReferences(db, cp.id)
     const planByReference = new Map<string, string>()
     for (const plan of plans) {
       planByReference.set(plan.id, plan.id)
@@ -124,52 +116,34 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
 
     await db.transaction().execute(async (tx) => {
       // Written completed, before any error links it: the errors' rendered copy stays true.
-      await tx
-        .insertInto('census_requests')
-        .values({
-          id: censusRequestId,
-          account_id: cp.account_id,
-          coverage_period_id: cp.id,
-          group_id: cp.group_id,
-          format: census.format,
-          submitted_by: options.submittedBy ?? actorName(actor),
-          as_of: asOf,
-          status: 'completed',
-          content_sha256: contentSha256,
-          errors: JSON.stringify(problems),
-          created_at: now,
-          completed_at: now,
-        })
-        .execute()
+      await repo.insertCensusRequest(tx, {
+        id: censusRequestId,
+        account_id: cp.account_id,
+        coverage_period_id: cp.id,
+        group_id: cp.group_id,
+        format: census.format,
+        submitted_by: options.submittedBy ?? actorName(actor),
+        as_of: asOf,
+        status: 'completed',
+        content_sha256: contentSha256,
+        errors: JSON.stringify(problems),
+        created_at: now,
+        completed_at: now,
+      })
       const matchedSubscriber = new Map(result.match.pairs.filter((p) => p.carrier.kind === 'subscriber').map((p) => [p.carrier.key, p.platform.key]))
-      for (let start = 0; start < census.subscribers.length; start += INSERT_BATCH) {
-        await tx
-          .insertInto('census_subscribers')
-          .values(
-            census.subscribers.slice(start, start + INSERT_BATCH).map((subscriber, offset) => ({
-              census_request_id: censusRequestId,
-              position: start + offset,
-              matched_subscriber_id: matchedSubscriber.get(String(start + offset)) ?? null,
-              // Kept for reading back only, so the carrier's SSNs are kept masked.
-              data: JSON.stringify(maskCensusSsns(subscriber)),
-            })),
-          )
-          .execute()
-      }
+      await repo.insertCensusSubscribers(tx, censusRequestId, census.subscribers, (subscriber, position) => ({
+        matched_subscriber_id: matchedSubscriber.get(String(position)) ?? null,
+        // Kept for reading back only, so the carrier's SSNs are kept masked.
+        data: JSON.stringify(maskCensusSsns(subscriber)),
+      }))
       // The carrier's member ids, learnt from this census: the first matching rule next time.
-      const learnt = result.match.pairs.filter((p) => p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId)
-      for (let start = 0; start < learnt.length; start += INSERT_BATCH) {
-        const values = learnt.slice(start, start + INSERT_BATCH).map((p) => sql`(${p.platform.key}::uuid, ${p.carrier.carrierMemberId})`)
-        await sql`UPDATE members m SET carrier_member_id = v.carrier_member_id FROM (VALUES ${sql.join(values)}) AS v(id, carrier_member_id) WHERE m.id = v.id`.execute(tx)
-      }
+      const learnt = result.match.pairs.flatMap((p) =>
+        p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : [],
+      )
+      await repo.setCarrierMemberIds(tx, learnt)
 
       // Families with transactions awaiting the carrier: the census settles them.
-      const submitted = await tx
-        .selectFrom('member_transactions')
-        .select(['id', 'subscriber_id'])
-        .where('coverage_period_id', '=', cp.id)
-        .where('status', '=', 'submitted')
-        .execute()
+      const submitted = await repo.submittedTransactions(tx, cp.id)
       const transactionsOf = new Map<string, string[]>()
       for (const t of submitted) transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
       const familyOf = (d: FoundMemberDiscrepancy) => (d.memberId ? subscriberOfMember.get(d.memberId) : undefined)
@@ -198,15 +172,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
       // An open error about an item a matched member's census record does not carry stays open:
       // the census says nothing about it (see census-members.ts), so it cannot show it is gone.
       const carriedOf = new Map(result.match.pairs.map((p) => [p.platform.key, carrierSide.carried.get(p.carrier.key)]))
-      const open = await tx
-        .selectFrom('errors')
-        .select(['dedupe_key', 'member_id', 'discrepancy_parameter'])
-        .where('coverage_period_id', '=', cp.id)
-        .where('source', '=', 'reconciliation')
-        .where('status', '<>', 'resolved')
-        .where('dedupe_key', 'is not', null)
-        .where('member_id', 'is not', null)
-        .execute()
+      const open = await repo.openReconciliationErrors(tx, cp.id)
       const uncompared = open
         .filter((e) => carriedOf.get(e.member_id!)?.has(e.discrepancy_parameter as DiscrepancyParameter) === false)
         .map((e) => e.dedupe_key!)
@@ -217,22 +183,17 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         { message: RECONCILIATION_RESOLUTION, resolvedBy: 'reconciliation' },
         now,
       )
-      for (let start = 0; start < resolved.length; start += INSERT_BATCH) {
-        await tx.updateTable('errors').set({ census_request_id: censusRequestId }).where('id', 'in', resolved.slice(start, start + INSERT_BATCH)).execute()
-      }
+      await repo.linkErrorsToCensus(tx, resolved, censusRequestId)
 
       const withErrors = new Set(found.map(familyOf).filter((id): id is string => id !== undefined))
       const settled = submitted.filter((t) => subscriberOfMember.has(t.subscriber_id))
       const toSynced = settled.filter((t) => !withErrors.has(t.subscriber_id)).map((t) => t.id)
       const toErrors = settled.filter((t) => withErrors.has(t.subscriber_id)).map((t) => t.id)
-      for (const [ids, status] of [[toSynced, 'synced'], [toErrors, 'errors']] as const) {
-        for (let start = 0; start < ids.length; start += INSERT_BATCH) {
-          await tx.updateTable('member_transactions').set({ status, completed_at: now, updated_at: now }).where('id', 'in', ids.slice(start, start + INSERT_BATCH)).execute()
-        }
-      }
+      await repo.completeTransactions(tx, toSynced, 'synced', now)
+      await repo.completeTransactions(tx, toErrors, 'errors', now)
       await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId: cp.id })), now)
 
-      const counts = {
+      const counts: repo.CensusCounts = {
         subscriber_count: census.subscribers.length,
         member_count: carrierSide.members.length,
         matched_count: result.match.pairs.length,
@@ -241,7 +202,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         errors_reopened: raised.filter((r) => r.outcome === 'reopened').length,
         errors_resolved: resolved.length,
       }
-      await tx.updateTable('census_requests').set(counts).where('id', '=', censusRequestId).execute()
+      await repo.recordCensusCounts(tx, censusRequestId, counts)
       await recordAuditEvent(tx, actor, { accountId: cp.account_id, action: 'census_request.created', resourceType: 'census_request', resourceId: censusRequestId })
       await emitEvent(
         tx,

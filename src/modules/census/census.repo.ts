@@ -1,0 +1,118 @@
+import { sql, type Insertable } from 'kysely'
+import type { CensusRequestsTable, Executor } from '../../db/schema.js'
+
+/**
+ * The SQL of a census submission (census.service.ts): what it reads before reconciling, and what
+ * it writes in its transaction (the census request and its subscribers, the carrier's member ids,
+ * the settled transactions, the link from resolved errors). Every function takes the executor
+ * first. Reads of census requests for the API are in census-read.repo.ts.
+ */
+
+/** Rows per statement of the batched writes. */
+const BATCH = 1000
+
+// ---- Read before the transaction ----
+
+export async function findCoveragePeriod(db: Executor, coveragePeriodId: string) {
+  return db.selectFrom('coverage_periods').selectAll().where('id', '=', coveragePeriodId).executeTakeFirst()
+}
+
+/** The coverage period's latest census request: a census posted again with its content changes nothing. */
+export async function latestCensusRequest(db: Executor, coveragePeriodId: string) {
+  return db
+    .selectFrom('census_requests')
+    .select(['id', 'content_sha256'])
+    .where('coverage_period_id', '=', coveragePeriodId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/** The coverage period's plans, by which a census names them (id or external identifier). */
+export async function planReferences(db: Executor, coveragePeriodId: string) {
+  return db.selectFrom('plans').select(['id', 'external_identifier']).where('coverage_period_id', '=', coveragePeriodId).execute()
+}
+
+// ---- Written in the submission's transaction ----
+
+export async function insertCensusRequest(tx: Executor, row: Insertable<CensusRequestsTable>): Promise<void> {
+  await tx.insertInto('census_requests').values(row).execute()
+}
+
+export interface CensusSubscriberValues {
+  matched_subscriber_id: string | null
+  data: string
+}
+
+/**
+ * The census's subscribers, positioned in census order. Each batch's rows are built just before
+ * its statement, so a 50,000-family census's data is not held a second time all at once.
+ */
+export async function insertCensusSubscribers<T>(
+  tx: Executor,
+  censusRequestId: string,
+  subscribers: readonly T[],
+  valuesOf: (subscriber: T, position: number) => CensusSubscriberValues,
+): Promise<void> {
+  for (let start = 0; start < subscribers.length; start += BATCH) {
+    await tx
+      .insertInto('census_subscribers')
+      .values(subscribers.slice(start, start + BATCH).map((subscriber, offset) => ({ census_request_id: censusRequestId, position: start + offset, ...valuesOf(subscriber, start + offset) })))
+      .execute()
+  }
+}
+
+/** Sets members' carrier ids, one UPDATE ... FROM (VALUES ...) per batch. */
+export async function setCarrierMemberIds(tx: Executor, learnt: readonly { memberId: string; carrierMemberId: string }[]): Promise<void> {
+  for (let start = 0; start < learnt.length; start += BATCH) {
+    const values = learnt.slice(start, start + BATCH).map((m) => sql`(${m.memberId}::uuid, ${m.carrierMemberId})`)
+    await sql`UPDATE members m SET carrier_member_id = v.carrier_member_id FROM (VALUES ${sql.join(values)}) AS v(id, carrier_member_id) WHERE m.id = v.id`.execute(tx)
+  }
+}
+
+/** The coverage period's transactions awaiting the carrier. */
+export async function submittedTransactions(tx: Executor, coveragePeriodId: string) {
+  return tx.selectFrom('member_transactions').select(['id', 'subscriber_id']).where('coverage_period_id', '=', coveragePeriodId).where('status', '=', 'submitted').execute()
+}
+
+/** Open reconciliation errors about a member, with what they are about. */
+export async function openReconciliationErrors(tx: Executor, coveragePeriodId: string) {
+  return tx
+    .selectFrom('errors')
+    .select(['dedupe_key', 'member_id', 'discrepancy_parameter'])
+    .where('coverage_period_id', '=', coveragePeriodId)
+    .where('source', '=', 'reconciliation')
+    .where('status', '<>', 'resolved')
+    .where('dedupe_key', 'is not', null)
+    .where('member_id', 'is not', null)
+    .execute()
+}
+
+/** Links errors to the census request that resolved them. */
+export async function linkErrorsToCensus(tx: Executor, errorIds: readonly string[], censusRequestId: string): Promise<void> {
+  for (let start = 0; start < errorIds.length; start += BATCH) {
+    await tx.updateTable('errors').set({ census_request_id: censusRequestId }).where('id', 'in', errorIds.slice(start, start + BATCH)).execute()
+  }
+}
+
+/** Ends transactions with the census's verdict (completed now). */
+export async function completeTransactions(tx: Executor, ids: readonly string[], status: 'synced' | 'errors', now: Date): Promise<void> {
+  for (let start = 0; start < ids.length; start += BATCH) {
+    await tx.updateTable('member_transactions').set({ status, completed_at: now, updated_at: now }).where('id', 'in', ids.slice(start, start + BATCH)).execute()
+  }
+}
+
+export interface CensusCounts {
+  subscriber_count: number
+  member_count: number
+  matched_count: number
+  discrepancy_count: number
+  errors_created: number
+  errors_reopened: number
+  errors_resolved: number
+}
+
+export async function recordCensusCounts(tx: Executor, censusRequestId: string, counts: CensusCounts): Promise<void> {
+  await tx.updateTable('census_requests').set(counts).where('id', '=', censusRequestId).execute()
+}
