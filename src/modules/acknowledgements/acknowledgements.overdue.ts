@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely'
 import type { AcknowledgementStatus, Database, Db, Executor } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import { dedupeKeyOf, raiseErrors, resolveLockedErrors, type FoundDiscrepancy } from '../errors/raise-errors.js'
-import type { FileDeliveryRow } from './acknowledgements.repo.js'
+import { lockDelivery, lockOpenErrorsByDedupeKey, overdueCandidates, setAcknowledgementStatus, transactionIdsOfDelivery, type FileDeliveryRow } from './acknowledgements.repo.js'
 
 /**
  * A sent 834 file the carrier has not answered with a 999 within its acknowledgement_due_hours
@@ -32,23 +32,13 @@ export async function markOverdueDeliveries(db: Db, carriers: readonly CarrierDu
   const marked: string[] = []
   for (const { carrierName, dueHours } of carriers) {
     const cutoff = new Date(now.getTime() - dueHours * 3_600_000)
-    const candidates = await db
-      .selectFrom('file_deliveries')
-      .select('id')
-      .where('acknowledgement_status', '=', 'awaited')
-      .where('carrier_name', '=', carrierName)
-      .where('channel', '=', 'edi')
-      .where('status', '=', 'sent')
-      .where('sent_at', '<=', cutoff)
-      .orderBy('sent_at')
-      .limit(OVERDUE_BATCH)
-      .execute()
+    const candidates = await overdueCandidates(db, carrierName, cutoff, OVERDUE_BATCH)
     for (const { id } of candidates) {
       const done = await db.transaction().execute(async (tx) => {
         // Locked like the receiver does, so a 999 stored meanwhile is either seen here or waits for this.
-        const delivery = await tx.selectFrom('file_deliveries').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+        const delivery = await lockDelivery(tx, id)
         if (!delivery || delivery.acknowledgement_status !== 'awaited' || !delivery.sent_at || delivery.sent_at > cutoff) return false
-        await tx.updateTable('file_deliveries').set({ acknowledgement_status: 'overdue', updated_at: now }).where('id', '=', id).execute()
+        await setAcknowledgementStatus(tx, id, 'overdue', now)
         await raiseOverdueError(tx, delivery, dueHours, now)
         return true
       })
@@ -59,18 +49,11 @@ export async function markOverdueDeliveries(db: Db, carriers: readonly CarrierDu
 }
 
 async function raiseOverdueError(tx: Transaction<Database>, delivery: FileDeliveryRow, dueHours: number, now: Date): Promise<void> {
-  const transactions = await tx
-    .selectFrom('member_transactions')
-    .select('id')
-    .where('file_delivery_id', '=', delivery.id)
-    .orderBy('id')
-    .limit(OVERDUE_TRANSACTION_IDS)
-    .execute()
   const found: FoundDiscrepancy = {
     ...overdueFinding(delivery.id),
     kind: 'carrier_missing',
     assignee: 'service',
-    transactionIds: transactions.map((row) => row.id),
+    transactionIds: await transactionIdsOfDelivery(tx, delivery.id, OVERDUE_TRANSACTION_IDS),
     // The file name is ours (kind, dates, control number): no member data.
     message:
       `The carrier has not acknowledged the 834 file ${delivery.file_name}: no 999 arrived within ${dueHours} hours of ` +
@@ -104,14 +87,7 @@ export async function resolveOverdueError(tx: Transaction<Database>, delivery: F
 }
 
 function openOverdueErrors(db: Executor, delivery: Pick<FileDeliveryRow, 'id' | 'coverage_period_id'>) {
-  return db
-    .selectFrom('errors')
-    .selectAll()
-    .where('coverage_period_id', '=', delivery.coverage_period_id)
-    .where('dedupe_key', '=', dedupeKeyOf('file_validation', overdueFinding(delivery.id)))
-    .where('status', '<>', 'resolved')
-    .forUpdate()
-    .execute()
+  return lockOpenErrorsByDedupeKey(db, delivery.coverage_period_id, dedupeKeyOf('file_validation', overdueFinding(delivery.id)))
 }
 
 export interface OverdueCheckOptions {

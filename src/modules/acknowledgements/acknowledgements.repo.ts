@@ -3,6 +3,7 @@ import type { AcknowledgementsTable, AcknowledgementStatus, Executor, FileDelive
 import type { PageRequest } from '../../http/pagination.js'
 import { offsetOf } from '../../http/pagination.js'
 import type { AccountScope } from '../../lib/actor.js'
+import type { ErrorRow } from '../errors/errors.repo.js'
 import type { AcknowledgementInterchange } from './x12-ack.model.js'
 
 export type AcknowledgementRow = Selectable<AcknowledgementsTable>
@@ -101,4 +102,105 @@ export async function listReceivedAcknowledgements(db: Executor, filters: Receiv
     query.select(sql<number>`count(*)::int`.as('total')).executeTakeFirstOrThrow(),
   ])
   return { items, total: count.total }
+}
+
+// ---- Overdue deliveries (acknowledgements.overdue.ts) ----
+
+/** The carrier's sent edi files still awaiting a 999 and sent no later than the cutoff, oldest first. */
+export async function overdueCandidates(db: Executor, carrierName: string, cutoff: Date, limit: number): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('file_deliveries')
+    .select('id')
+    .where('acknowledgement_status', '=', 'awaited')
+    .where('carrier_name', '=', carrierName)
+    .where('channel', '=', 'edi')
+    .where('status', '=', 'sent')
+    .where('sent_at', '<=', cutoff)
+    .orderBy('sent_at')
+    .limit(limit)
+    .execute()
+}
+
+/** Up to `limit` of the delivery's transaction ids, in id order. */
+export async function transactionIdsOfDelivery(db: Executor, deliveryId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('member_transactions').select('id').where('file_delivery_id', '=', deliveryId).orderBy('id').limit(limit).execute()
+  return rows.map((row) => row.id)
+}
+
+/** The coverage period's unresolved errors with this dedupe key, locked. */
+export async function lockOpenErrorsByDedupeKey(db: Executor, coveragePeriodId: string, dedupeKey: string): Promise<ErrorRow[]> {
+  return db.selectFrom('errors').selectAll().where('coverage_period_id', '=', coveragePeriodId).where('dedupe_key', '=', dedupeKey).where('status', '<>', 'resolved').forUpdate().execute()
+}
+
+// ---- file_validation errors from acknowledgements (file-validation-errors.ts) ----
+
+/** The group's members among these ids (ids the carrier echoed back; others are ignored). */
+export async function membersOfGroup(db: Executor, groupId: string, memberIds: readonly string[]) {
+  return db.selectFrom('members').select(['id', 'kind', 'subscriber_id']).where('group_id', '=', groupId).where(sql<boolean>`id = any(${memberIds}::uuid[])`).execute()
+}
+
+/** The coverage period's plans with these external identifiers. */
+export async function plansByExternalIdentifier(db: Executor, coveragePeriodId: string, externalIdentifiers: readonly string[]) {
+  return db.selectFrom('plans').select(['id', 'external_identifier']).where('coverage_period_id', '=', coveragePeriodId).where(sql<boolean>`external_identifier = any(${externalIdentifiers}::text[])`).execute()
+}
+
+/** The delivery's transactions of these families, oldest first. */
+export async function familyTransactionsOfDelivery(db: Executor, deliveryId: string, subscriberIds: readonly string[]) {
+  return db.selectFrom('member_transactions').select(['id', 'subscriber_id']).where('file_delivery_id', '=', deliveryId).where(sql<boolean>`subscriber_id = any(${subscriberIds}::uuid[])`).orderBy('created_at').orderBy('id').execute()
+}
+
+/** The delivery's `limit` oldest transaction ids, oldest first. */
+export async function oldestTransactionIds(db: Executor, deliveryId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('member_transactions').select('id').where('file_delivery_id', '=', deliveryId).orderBy('created_at').orderBy('id').limit(limit).execute()
+  return rows.map((row) => row.id)
+}
+
+export interface AcceptedErrorsQuery {
+  delivery: { id: string; kind: 'full' | 'change'; group_id: string; coverage_period_id: string }
+  /** The subject (dedupe key's fifth part) of errors raised from acknowledgements. */
+  subject: string
+  /** Dedupe keys the acknowledgement raised again: kept open. */
+  keptDedupeKeys: readonly string[]
+  /** Members the acknowledgement still has a finding for: their errors are kept open. */
+  stillFound: readonly string[]
+  /** Whether errors about no member are resolved (the acknowledgement has no such finding). */
+  memberless: boolean
+}
+
+/**
+ * The unresolved errors acknowledgements raised for deliveries of the coverage period sent no
+ * later than this one (the delivery is the dedupe key's sixth part), about members the delivery
+ * carried (every member for a full file) and not still found, or about no member when
+ * `memberless`: locked, in id order.
+ */
+export async function lockAcceptedErrors(tx: Executor, q: AcceptedErrorsQuery): Promise<ErrorRow[]> {
+  const { delivery } = q
+  const carried =
+    delivery.kind === 'full'
+      ? sql<boolean>`true`
+      : sql<boolean>`e.member_id in (
+          select m.id from members m
+           where m.group_id = ${delivery.group_id}
+             and coalesce(m.subscriber_id, m.id) in (select t.subscriber_id from member_transactions t where t.file_delivery_id = ${delivery.id}))`
+  return tx
+    .selectFrom('errors as e')
+    .selectAll('e')
+    .where('e.coverage_period_id', '=', delivery.coverage_period_id)
+    .where('e.source', '=', 'file_validation')
+    .where('e.status', '<>', 'resolved')
+    .where(sql<boolean>`split_part(e.dedupe_key, ':', 5) = ${q.subject}`)
+    .where(sql<boolean>`not (e.dedupe_key = any(${q.keptDedupeKeys}::text[]))`)
+    .where(
+      sql<boolean>`exists (
+        select 1 from file_deliveries d, file_deliveries this
+         where this.id = ${delivery.id} and d.coverage_period_id = this.coverage_period_id
+           and d.id::text = split_part(e.dedupe_key, ':', 6)
+           and (coalesce(d.sent_at, d.created_at), d.id) <= (coalesce(this.sent_at, this.created_at), this.id))`,
+    )
+    .where(
+      sql<boolean>`((e.member_id is null and ${q.memberless}) or (e.member_id is not null and not (e.member_id = any(${q.stillFound}::uuid[])) and ${carried}))`,
+    )
+    .orderBy('e.id')
+    .forUpdate()
+    .execute()
 }

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
@@ -7,6 +7,7 @@ import { findingMessage, parameterOfFinding, rejectedSetMessage } from '../edi-8
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { ErrorRow } from '../errors/errors.repo.js'
 import { raiseErrors, resolveLockedErrors, type FoundDiscrepancy, type RaisedError } from '../errors/raise-errors.js'
+import { familyTransactionsOfDelivery, lockAcceptedErrors, membersOfGroup, oldestTransactionIds, plansByExternalIdentifier } from './acknowledgements.repo.js'
 import { locateFindings, type LocatedSegment } from './x12-ack.locate.js'
 import type { AckCode, AcknowledgementInterchange, ElementFinding, SegmentFinding } from './x12-ack.model.js'
 
@@ -144,22 +145,19 @@ export async function recordAcknowledgementFindings(
   const located = await locate(tx, deps.ssn, delivery.id, findings)
   const memberIds = [...new Set(located.flatMap((l) => (l?.memberId && UUID.test(l.memberId) ? [l.memberId.toLowerCase()] : [])))]
   const planCodes = [...new Set(located.flatMap((l) => (l?.planExternalId ? [l.planExternalId] : [])))]
-  const members = memberIds.length === 0 ? [] : await tx.selectFrom('members').select(['id', 'kind', 'subscriber_id']).where('group_id', '=', delivery.group_id).where(sql<boolean>`id = any(${memberIds}::uuid[])`).execute()
+  const members = memberIds.length === 0 ? [] : await membersOfGroup(tx, delivery.group_id, memberIds)
   const memberOf = new Map(members.map((m) => [m.id, { id: m.id, kind: m.kind, family: m.subscriber_id ?? m.id }]))
-  const plans = planCodes.length === 0 ? [] : await tx.selectFrom('plans').select(['id', 'external_identifier']).where('coverage_period_id', '=', delivery.coverage_period_id).where(sql<boolean>`external_identifier = any(${planCodes}::text[])`).execute()
+  const plans = planCodes.length === 0 ? [] : await plansByExternalIdentifier(tx, delivery.coverage_period_id, planCodes)
   const planOf = new Map(plans.map((p) => [p.external_identifier, p.id]))
 
   const families = [...new Set(members.map((m) => m.subscriber_id ?? m.id))]
   const familyTransactions = new Map<string, string[]>()
   if (families.length > 0) {
-    const rows = await tx.selectFrom('member_transactions').select(['id', 'subscriber_id']).where('file_delivery_id', '=', delivery.id).where(sql<boolean>`subscriber_id = any(${families}::uuid[])`).orderBy('created_at').orderBy('id').execute()
+    const rows = await familyTransactionsOfDelivery(tx, delivery.id, families)
     for (const row of rows) familyTransactions.set(row.subscriber_id, [...(familyTransactions.get(row.subscriber_id) ?? []), row.id])
   }
   let fileTransactions: string[] | null = null
-  const deliveryTransactions = async () =>
-    (fileTransactions ??= (
-      await tx.selectFrom('member_transactions').select('id').where('file_delivery_id', '=', delivery.id).orderBy('created_at').orderBy('id').limit(MAX_FILE_TRANSACTION_IDS).execute()
-    ).map((row) => row.id))
+  const deliveryTransactions = async () => (fileTransactions ??= await oldestTransactionIds(tx, delivery.id, MAX_FILE_TRANSACTION_IDS))
 
   const found: FoundDiscrepancy[] = []
   for (const [index, finding] of findings.entries()) {
@@ -228,34 +226,7 @@ async function resolveAccepted(
   const { delivery } = input
   const stillFound = [...new Set(found.flatMap((f) => (f.memberId ? [f.memberId] : [])))]
   const memberless = !found.some((f) => f.memberId === null)
-  const carried =
-    delivery.kind === 'full'
-      ? sql<boolean>`true`
-      : sql<boolean>`e.member_id in (
-          select m.id from members m
-           where m.group_id = ${delivery.group_id}
-             and coalesce(m.subscriber_id, m.id) in (select t.subscriber_id from member_transactions t where t.file_delivery_id = ${delivery.id}))`
-  const rows: ErrorRow[] = await tx
-    .selectFrom('errors as e')
-    .selectAll('e')
-    .where('e.coverage_period_id', '=', delivery.coverage_period_id)
-    .where('e.source', '=', 'file_validation')
-    .where('e.status', '<>', 'resolved')
-    .where(sql<boolean>`split_part(e.dedupe_key, ':', 5) = ${ACK_SUBJECT}`)
-    .where(sql<boolean>`not (e.dedupe_key = any(${raised.map((r) => r.dedupeKey)}::text[]))`)
-    .where(
-      sql<boolean>`exists (
-        select 1 from file_deliveries d, file_deliveries this
-         where this.id = ${delivery.id} and d.coverage_period_id = this.coverage_period_id
-           and d.id::text = split_part(e.dedupe_key, ':', 6)
-           and (coalesce(d.sent_at, d.created_at), d.id) <= (coalesce(this.sent_at, this.created_at), this.id))`,
-    )
-    .where(
-      sql<boolean>`((e.member_id is null and ${memberless}) or (e.member_id is not null and not (e.member_id = any(${stillFound}::uuid[])) and ${carried}))`,
-    )
-    .orderBy('e.id')
-    .forUpdate()
-    .execute()
+  const rows = await lockAcceptedErrors(tx, { delivery, subject: ACK_SUBJECT, keptDedupeKeys: raised.map((r) => r.dedupeKey), stillFound, memberless })
   const actor = systemActor(delivery.account_id)
   const resolve = (subset: ErrorRow[], message: string) => resolveLockedErrors(tx, actor, subset, { message, resolvedBy: ACKNOWLEDGEMENT_RESOLVER, automatic: true }, now)
   const forMembers = await resolve(rows.filter((row) => row.member_id !== null), RESOLVED_FOR_MEMBER(input))

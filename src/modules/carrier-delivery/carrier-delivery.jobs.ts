@@ -1,9 +1,9 @@
-import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { Executor } from '../../db/schema.js'
 import { defineJob, defineJobSpec, type JobDefinition } from '../../jobs/job-definition.js'
 import { enqueueJob } from '../../jobs/outbox.js'
 import { Edi834WriteError } from '../edi-834/edi-834.errors.js'
+import { pendingJobForPeriod } from './carrier-delivery.repo.js'
 // Type only: the service imports the specs below, and producers import them without the service.
 import type { CarrierDeliveryService } from './carrier-delivery.service.js'
 
@@ -48,15 +48,7 @@ export const DELIVER_TRANSACTIONS_JOB = defineJobSpec({
  * one is already waiting: changes made within that window travel in one file.
  */
 export async function scheduleTransactionDelivery(tx: Executor, coveragePeriodId: string, now: Date, delayMs: number): Promise<void> {
-  const waiting = await tx
-    .selectFrom('jobs')
-    .select('id')
-    .where('name', '=', DELIVER_TRANSACTIONS_JOB.name)
-    .where('status', '=', 'pending')
-    .where(sql<boolean>`payload->>'coverage_period_id' = ${coveragePeriodId}`)
-    .limit(1)
-    .executeTakeFirst()
-  if (waiting) return
+  if (await pendingJobForPeriod(tx, DELIVER_TRANSACTIONS_JOB.name, coveragePeriodId)) return
   await enqueueJob(tx, DELIVER_TRANSACTIONS_JOB, { coverage_period_id: coveragePeriodId }, { runAt: new Date(now.getTime() + delayMs) })
 }
 

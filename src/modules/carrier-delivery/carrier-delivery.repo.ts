@@ -7,12 +7,26 @@ import type { WrittenCoverage } from './edi-834-members.js'
  * The carrier delivery's writes and the reads its steps need: opening deliveries, gathering
  * transactions into them, recording what a built file carried, and marking deliveries sent,
  * failed or skipped. Every function takes the executor (the caller's transaction) first. The
- * reads behind the API are in file-deliveries.repo.ts; the carrier's view in carrier-views.repo.ts.
+ * reads behind the API are in file-deliveries.repo.ts; the carrier's view in carrier-views.repo.ts;
+ * the check before sending in held-back-members.repo.ts.
  */
 
 export type FileDeliveryRow = Selectable<FileDeliveriesTable>
 
 // ---- Opening and gathering ----
+
+/** Whether a job of this name is pending for the coverage period (its payload's coverage_period_id). */
+export async function pendingJobForPeriod(tx: Executor, jobName: string, coveragePeriodId: string): Promise<boolean> {
+  const waiting = await tx
+    .selectFrom('jobs')
+    .select('id')
+    .where('name', '=', jobName)
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`payload->>'coverage_period_id' = ${coveragePeriodId}`)
+    .limit(1)
+    .executeTakeFirst()
+  return waiting !== undefined
+}
 
 /** ISA13 for the next file to this carrier: per carrier, increasing, wrapping after 999,999,999. */
 export async function nextControlNumber(tx: Executor, carrierName: string): Promise<number> {
