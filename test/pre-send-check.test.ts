@@ -211,6 +211,31 @@ describe('the rule table checked before a file is sent', () => {
   })
 })
 
+describe('a build job tried again', () => {
+  it('when an earlier attempt held back a member whose data passes now, then the new attempt checks it again and the file carries its family', async () => {
+    const partner = await t.newPartner()
+    const install = await installThroughApi(t, partner, 'sandbox_edi', 2)
+    for (const status of ['in_progress', 'submitted']) {
+      expect((await call(t.app, operator, 'POST', `/work_orders/${install.workOrderId}/transitions`, { status, message: status })).statusCode).toBe(200)
+    }
+    const [pending] = ok(await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).file_deliveries
+    expect(pending).toMatchObject({ kind: 'full', status: 'pending' })
+    // What an attempt that crashed after a pass (or gave up after its last) left: the first family held back.
+    const first = install.families[0]!
+    await t.db.insertInto('held_back_members').values({ file_delivery_id: pending.id, member_id: first.subscriberId, subscriber_id: first.subscriberId, problems: '[]' }).execute()
+
+    await settle(workers)
+    const sent = ok(await call(t.app, partner, 'GET', `/file_deliveries/${pending.id}`)).file_delivery
+    const members = install.families.reduce((n, f) => n + 1 + f.dependentIds.length, 0)
+    expect(sent).toMatchObject({ status: 'sent', member_count: members, transaction_count: install.families.length })
+    expect(await t.db.selectFrom('held_back_members').select('member_id').where('file_delivery_id', '=', pending.id).execute()).toEqual([])
+    // Its installation transaction was submitted with the file (the sandbox's census may end it in errors since: deliberate differences).
+    const transactions = await t.db.selectFrom('member_transactions').select(['kind', 'submitted_at']).where('subscriber_id', '=', first.subscriberId).execute()
+    expect(transactions).toEqual([{ kind: 'installation', submitted_at: expect.any(Date) }])
+    expect(await fileValidationErrors(partner, install.coveragePeriodId)).toEqual([])
+  })
+})
+
 describe('a file that cannot be built', () => {
   let broken: CarrierTestBed
   beforeAll(async () => {

@@ -16,7 +16,7 @@ import { toldViews } from './carrier-views.repo.js'
 import { StagedViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
 import { BackgroundWrites, ChunkWriter } from './file-content-writer.js'
-import { heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors, type OpenPreSendError, type HeldBackMember } from './pre-send-check.js'
+import { forgetEarlierAttempts, heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors, type OpenPreSendError, type HeldBackMember } from './pre-send-check.js'
 
 /**
  * Building a delivery's content, in named steps: load the delivery and its context
@@ -59,9 +59,12 @@ type Tx = Transaction<Database>
  * An 834's members are checked against the rule table first (pre-send-check.ts): a change file
  * leaves the failing ones out as it is composed whole; a full file has written its totals before
  * its members, so a pass that found failing members rolls back, records them, and the file is
- * built again without them (members changing meanwhile may take another pass).
+ * built again without them (members changing meanwhile may take another pass). Only the passes
+ * of one call share what they held back: a retried job checks everyone again.
  */
 export async function buildFileDelivery(deps: BuildDeps, deliveryId: string): Promise<void> {
+  // What an earlier attempt's passes held back may be fixed by now: this attempt looks again.
+  await deps.db.transaction().execute((tx) => forgetEarlierAttempts(tx, deliveryId))
   for (let pass = 1; ; pass++) {
     try {
       return await buildOnce(deps, deliveryId)

@@ -20,6 +20,18 @@ export async function selectHeldBack(tx: Executor, deliveryId: string): Promise<
   return tx.selectFrom('held_back_members').select(['member_id', 'subscriber_id', 'problems']).where('file_delivery_id', '=', deliveryId).execute()
 }
 
+/**
+ * Forgets what an earlier attempt at building the delivery held back, while it is still unbuilt
+ * (a built delivery's rows say what its file left out, and stay).
+ */
+export async function deleteHeldBackOfUnbuilt(tx: Executor, deliveryId: string): Promise<void> {
+  await tx
+    .deleteFrom('held_back_members')
+    .where('file_delivery_id', '=', deliveryId)
+    .where((eb) => eb.exists(eb.selectFrom('file_deliveries').select('id').where('id', '=', deliveryId).where('status', '=', 'pending').where('sha256', 'is', null)))
+    .execute()
+}
+
 /** 1,000 rows a statement; a member already recorded for the delivery keeps its row. */
 export async function insertHeldBack(tx: Executor, deliveryId: string, rows: readonly HeldBackRow[]): Promise<void> {
   for (let start = 0; start < rows.length; start += 1000) {

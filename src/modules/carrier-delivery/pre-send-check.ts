@@ -53,6 +53,15 @@ export async function loadHeldBack(tx: Tx, deliveryId: string): Promise<HeldBack
   return rows.map((row) => ({ memberId: row.member_id, subscriberId: row.subscriber_id, findings: JSON.parse(row.problems) as HeldBackFinding[] }))
 }
 
+/**
+ * At the start of a build job's attempt: members an earlier attempt held back (a crash between
+ * passes, or one that gave up after its last pass) are checked again, not left out on findings
+ * their data may no longer have. Only the passes of one attempt share what they found.
+ */
+export async function forgetEarlierAttempts(tx: Tx, deliveryId: string): Promise<void> {
+  await repo.deleteHeldBackOfUnbuilt(tx, deliveryId)
+}
+
 /** Records held-back members of a delivery; one already recorded keeps its row. */
 export async function recordHeldBack(tx: Tx, deliveryId: string, members: readonly HeldBackMember[]): Promise<void> {
   await repo.insertHeldBack(tx, deliveryId, members.map((m) => ({ member_id: m.memberId, subscriber_id: m.subscriberId, problems: JSON.stringify(m.findings) })))
@@ -69,8 +78,9 @@ function fieldOf(finding: HeldBackFinding): string {
 export const PRE_SEND_SUBJECT = 'presend:'
 
 /**
- * One build's check. `known` are the members an earlier pass of the same delivery held back:
- * they are left out again without a second look. `watched` are members with open errors of this
+ * One build's check. `known` are the members an earlier pass of the same build attempt held
+ * back: they are left out again without a second look (a new attempt forgets them first:
+ * forgetEarlierAttempts). `watched` are members with open errors of this
  * check: those found passing are resolved at the end of the build.
  */
 export class PreSendCheck {
