@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import { fileChunks } from '../carrier-delivery/index.js'
+import { readFileContent } from '../carrier-delivery/index.js'
 import { findingMessage, parameterOfFinding, rejectedSetMessage } from '../edi-834/edi-834.findings.js'
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { ErrorRow } from '../errors/errors.repo.js'
@@ -108,12 +108,6 @@ function findingsOf(model: AcknowledgementInterchange, deliveryId: string): Find
   return found
 }
 
-async function contentOf(tx: Transaction<Database>, ssn: SsnProtection, deliveryId: string): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of fileChunks(tx, ssn, deliveryId)) chunks.push(chunk)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
@@ -200,7 +194,7 @@ async function locate(tx: Transaction<Database>, ssn: SsnProtection, deliveryId:
     return { st02: f.at.st02, position }
   })
   if (asked.every((a) => a === null)) return findings.map(() => null)
-  const text = await contentOf(tx, ssn, deliveryId)
+  const text = await readFileContent(tx, ssn, deliveryId)
   const places = locateFindings(text, asked.map((a) => a ?? { st02: '', position: 0 }))
   return places.map((place, i) => (asked[i] ? place : null))
 }

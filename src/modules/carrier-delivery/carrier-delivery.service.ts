@@ -10,7 +10,7 @@ import { BUILD_FILE_JOB, DELIVERY_SENT_JOB, scheduleTransactionDelivery } from '
 import * as repo from './carrier-delivery.repo.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { dropStagedViews, takeViews } from './carrier-views.repo.js'
-import { fileChunks } from './file-deliveries.repo.js'
+import { fileChunks, readFileContent } from './file-deliveries.repo.js'
 import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import { buildFileDelivery } from './file-builder.js'
 import { messageOf } from './transports/file-transport.js'
@@ -95,12 +95,6 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
   const { db, carriers } = deps
   const connections = new CarrierConnections(deps.settings)
 
-  async function contentText(deliveryId: string): Promise<string> {
-    const parts: Buffer[] = []
-    for await (const chunk of fileChunks(db, deps.ssn, deliveryId)) parts.push(chunk)
-    return Buffer.concat(parts).toString('utf8')
-  }
-
   /** Puts the file where the carrier reads it (edi) or submits it to its API (api); returns where it went. */
   async function transmit(delivery: repo.FileDeliveryRow, content: { sha256: string; bytes: number }): Promise<string> {
     const carrier = carriers.find(delivery.carrier_name)
@@ -114,7 +108,7 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
     const api = connections.api(carrier)
     const destination = api.describe()
     // The delivery id is the idempotency key: a retry after a lost answer is applied once.
-    await api.submit(`/enrollments`, JSON.parse(await contentText(delivery.id)), delivery.id)
+    await api.submit(`/enrollments`, JSON.parse(await readFileContent(db, deps.ssn, delivery.id)), delivery.id)
     return destination
   }
 

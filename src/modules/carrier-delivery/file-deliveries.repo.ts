@@ -96,6 +96,18 @@ export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDelivery
   }
 }
 
+/**
+ * The whole file, opened and decoded (UTF-8), for readers that need its text at once: an api
+ * delivery's JSON document, a 999's findings located in the 834 we sent, the sandbox reading what
+ * it received. The file is held twice for a moment (chunks, then text): sending streams fileChunks.
+ */
+export async function readFileContent(db: Executor, ssn: SsnProtection, fileDeliveryId: string): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of fileChunks(db, ssn, fileDeliveryId)) chunks.push(chunk)
+  // Joined before decoding: a chunk may end inside a multi-byte character.
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 // ---- Coverage transmissions ----
 
 type TransmissionFilters = { coveragePeriodId: string; memberId?: string | undefined; planId?: string | undefined } | { memberId: string }

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/schema.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { answer834, type AcknowledgementInterchange } from '../acknowledgements/index.js'
-import { fileChunks } from '../carrier-delivery/index.js'
+import { readFileContent } from '../carrier-delivery/index.js'
 import { Edi834ParseError, Edi834RosterError } from '../edi-834/edi-834.errors.js'
 import type { Edi834Member, FileAction } from '../edi-834/edi-834.model.js'
 import { parse834 } from '../edi-834/edi-834.parse.js'
@@ -21,14 +21,6 @@ export interface Intake extends TakenDelivery {
   applied: RosterApplied | null
   /** After a full file, the roster it became (to choose differences from). */
   roster: Edi834Roster | null
-}
-
-/** The delivery's content as sent: its chunks, opened, in order. */
-async function contentOf(tx: Executor, ssn: SsnProtection, deliveryId: string): Promise<string> {
-  const parts: Buffer[] = []
-  for await (const chunk of fileChunks(tx, ssn, deliveryId)) parts.push(chunk)
-  // Joined before decoding: a chunk may end inside a multi-byte character.
-  return Buffer.concat(parts).toString('utf8')
 }
 
 /** Why an acknowledgement rejects the file, in codes and positions; null when it accepts it (with errors or not). */
@@ -124,7 +116,7 @@ function documentOf(text: string): { kind: 'full' | 'change'; members: Edi834Mem
 
 /** Takes one delivery: reads it, acknowledges an 834, applies what it may. */
 export async function takeDelivery(tx: Executor, ssn: SsnProtection, coveragePeriodId: string, carrierName: string, delivery: ReceivedDelivery): Promise<Intake> {
-  const text = await contentOf(tx, ssn, delivery.id)
+  const text = await readFileContent(tx, ssn, delivery.id)
   if (delivery.channel === 'edi') return take834(tx, ssn, coveragePeriodId, carrierName, delivery, text)
   const doc = documentOf(text)
   if (typeof doc === 'string') return { outcome: 'unreadable', detail: doc, ta1: null, ack999: null, applied: null, roster: null }
