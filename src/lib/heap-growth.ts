@@ -6,14 +6,16 @@ import v8 from 'node:v8'
  * After each full collection V8 lets the old generation grow to up to four times what survived
  * before it collects again. A full 834 build keeps about 25-30 MB live but allocates about a
  * gigabyte of short-lived pages, records and text on its way, enough of which lives long enough to
- * be promoted: with V8's default the heap reached 100-130 MB between collections and the process's
- * RSS grew by 120-170 MB per build. With growth capped at `percent` (50: collect once the old
- * generation is 1.5 times what was live) the same build grows RSS by about 55-65 MB for a few
- * percent more CPU (measured in bench/RESULTS.md, issue 13).
+ * be promoted. Measured in-process on one build (bench/RESULTS.md, issue 13), the process grows by:
+ * V8's default (`0`) +119 to +136 MB; `percent` 100, the default (FILE_BUILD_HEAP_GROWING_PERCENT,
+ * carrier-settings.ts: collect once the old generation is twice what was live) about +70 MB with
+ * no measurable CPU cost; 50 +53 to +66 MB for 5-15% more CPU.
  *
  * Not set for the whole process: a census reconciliation holds close to a gigabyte live for a
- * moment, and collecting it every 1.5x made it about a second slower. So the cap holds while at
- * least one bounded job runs and V8's own policy (`0`) returns after the last one.
+ * moment, and collecting it under the cap (measured at 50) made it about a second slower. So the cap holds while at
+ * least one bounded job runs and V8's own policy (`0`) returns after the last one. The flag is the
+ * process's, not the job's: work running beside a build in the same process (a census while a
+ * build runs) is collected under the same cap meanwhile.
  *
  * `--heap-growing-percent` is read each time V8 computes the next limit, so setting it while the
  * process runs takes effect at the next collection (Node documents flags set after start as
