@@ -47,8 +47,16 @@ function sampleFor(install: ApiInstallation, name: string): string {
   return text
 }
 
-/** A sent 834 delivery holding `content`, with one transaction per family listed, as the sender and settler leave it. */
-async function storeDelivery(install: ApiInstallation, content: string, options: { kind?: 'full' | 'change'; sentAt?: Date; families?: string[] } = {}): Promise<AcknowledgedDelivery> {
+/**
+ * A sent 834 delivery holding `content`, with one transaction per family listed, as the sender and
+ * settler leave it; `heldBack` families' transactions are in `errors`, as the pre-send check leaves
+ * the families it held back whole.
+ */
+async function storeDelivery(
+  install: ApiInstallation,
+  content: string,
+  options: { kind?: 'full' | 'change'; sentAt?: Date; families?: string[]; heldBack?: string[] } = {},
+): Promise<AcknowledgedDelivery> {
   const cp = await t.db.selectFrom('coverage_periods').select(['account_id', 'group_id']).where('id', '=', install.coveragePeriodId).executeTakeFirstOrThrow()
   const id = uuidv7()
   const sentAt = options.sentAt ?? new Date()
@@ -72,7 +80,8 @@ async function storeDelivery(install: ApiInstallation, content: string, options:
     const sealed = ssn.sealBytes(part)
     await t.db.insertInto('file_delivery_chunks').values({ file_delivery_id: id, seq, key_id: sealed.keyId, data: sealed.data }).execute()
   }
-  for (const subscriberId of options.families ?? []) {
+  for (const subscriberId of [...(options.families ?? []), ...(options.heldBack ?? [])]) {
+    const held = options.heldBack?.includes(subscriberId) ?? false
     await t.db
       .insertInto('member_transactions')
       .values({
@@ -83,10 +92,11 @@ async function storeDelivery(install: ApiInstallation, content: string, options:
         subscriber_id: subscriberId,
         member_id: subscriberId,
         kind: options.kind === 'change' ? 'subscriber_updated' : 'installation',
-        status: 'submitted',
+        status: held ? 'errors' : 'submitted',
         file_delivery_id: id,
         created_at: sentAt,
-        submitted_at: sentAt,
+        submitted_at: held ? null : sentAt,
+        ...(held ? { completed_at: sentAt } : {}),
         updated_at: sentAt,
       })
       .execute()
@@ -286,6 +296,55 @@ describe('a later accepted delivery resolves them', () => {
     const { resolvedErrorIds } = await record(full, fixture('full-accepted.999.x12'))
     expect(resolvedErrorIds.sort()).toEqual(earlier.sort())
     expect(await open(rejected)).toEqual([])
+  })
+})
+
+describe('members the pre-send check held back from a delivery', () => {
+  let install: ApiInstallation
+  let rejected: AcknowledgedDelivery
+  const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000)
+  const openErrors = async () =>
+    (await t.db.selectFrom('errors').selectAll().where('coverage_period_id', '=', install.coveragePeriodId).where('status', '<>', 'resolved').where('dedupe_key', 'like', '%:ack:%').execute()).map(
+      (e) => e.member_id,
+    )
+  const holdBack = (delivery: AcknowledgedDelivery, memberId: string, subscriberId: string) =>
+    t.db.insertInto('held_back_members').values({ file_delivery_id: delivery.id, member_id: memberId, subscriber_id: subscriberId, problems: '[]' }).execute()
+
+  beforeAll(async () => {
+    install = await installThroughApi(t, partner, 'sandbox_edi', 3)
+    const [first, second] = install.families
+    rejected = await storeDelivery(install, sampleFor(install, 'full-member-element-errors.834.x12'), { sentAt: minutesAgo(60) })
+    // The first subscriber's DMG, a REF missing near the second subscriber.
+    await record(rejected, ack999(['IK3*DMG*19**8', 'IK4*2*1251*8*1985061', 'IK3*REF*46**3']))
+    // 30: the first family's spouse's NM1 in this sample.
+    const spouseFile = await storeDelivery(install, sampleFor(install, 'full-accepted.834.x12'), { sentAt: minutesAgo(59) })
+    await record(spouseFile, ack999(['IK3*NM1*30**8', 'IK4*3*1035*6*D0e']))
+    expect((await openErrors()).sort()).toEqual([first!.subscriberId, second!.subscriberId, first!.dependentIds[0]!].sort())
+  }, 60_000)
+
+  it('when a later change delivery held the first family back whole and is accepted, then the first family\'s errors stay open', async () => {
+    const [first, second] = install.families
+    const change = await storeDelivery(install, sampleFor(install, 'change-accepted.834.x12'), { kind: 'change', sentAt: minutesAgo(30), heldBack: [first!.subscriberId] })
+    expect(await record(change, fixture('change-accepted.999.x12').replace('AK2*834*0002', 'AK2*834*0001'))).toMatchObject({ resolvedErrorIds: [] })
+    expect((await openErrors()).sort()).toEqual([first!.subscriberId, second!.subscriberId, first!.dependentIds[0]!].sort())
+  })
+
+  it('when a later full delivery held back the first subscriber (so its family) and is accepted, then only the others\' errors are resolved', async () => {
+    const [first] = install.families
+    const full = await storeDelivery(install, sampleFor(install, 'full-accepted.834.x12'), { sentAt: minutesAgo(10) })
+    // The subscriber's row only: its dependents went nowhere either.
+    await holdBack(full, first!.subscriberId, first!.subscriberId)
+    const { resolvedErrorIds } = await record(full, fixture('full-accepted.999.x12'))
+    expect(resolvedErrorIds).toHaveLength(1)
+    expect((await openErrors()).sort()).toEqual([first!.subscriberId, first!.dependentIds[0]!].sort())
+  })
+
+  it('when a finding is about the whole file, then its error lists the transactions the file carried, not those of families it held back', async () => {
+    const [first, second] = install.families
+    const delivery = await storeDelivery(install, sampleFor(install, 'full-accepted.834.x12'), { sentAt: minutesAgo(5), families: [second!.subscriberId], heldBack: [first!.subscriberId] })
+    await record(delivery, ack999(['IK3*N1*7**8', 'IK4*4*67*1']))
+    const [error] = await errorsOf(delivery)
+    expect(error!.transaction_ids).toEqual(await transactionsOf(delivery, second!.subscriberId))
   })
 })
 

@@ -28,6 +28,12 @@ export async function lockDelivery(db: Executor, id: string): Promise<FileDelive
 }
 
 /**
+ * A transaction its delivery carried: not one the pre-send check held back, which ends in `errors`
+ * without ever being submitted (a census may end a carried one in `errors` too, submitted).
+ */
+const carriedTransaction = sql<boolean>`not (status = 'errors' and submitted_at is null)`
+
+/**
  * The sent 834 of the carrier with this interchange control number (ISA13 = GS06 of ours). The
  * numbers wrap after 999,999,999, so the most recently sent one wins.
  */
@@ -121,9 +127,21 @@ export async function overdueCandidates(db: Executor, carrierName: string, cutof
     .execute()
 }
 
-/** Up to `limit` of the delivery's transaction ids, in id order. */
+/**
+ * Up to `limit` of the transaction ids an error about the whole delivery links (an overdue file,
+ * a 999 finding about no known member), oldest first. Those the pre-send check held back are
+ * left out (carriedTransaction): the file did not carry them.
+ */
 export async function transactionIdsOfDelivery(db: Executor, deliveryId: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('member_transactions').select('id').where('file_delivery_id', '=', deliveryId).orderBy('id').limit(limit).execute()
+  const rows = await db
+    .selectFrom('member_transactions')
+    .select('id')
+    .where('file_delivery_id', '=', deliveryId)
+    .where(carriedTransaction)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
   return rows.map((row) => row.id)
 }
 
@@ -144,15 +162,17 @@ export async function plansByExternalIdentifier(db: Executor, coveragePeriodId: 
   return db.selectFrom('plans').select(['id', 'external_identifier']).where('coverage_period_id', '=', coveragePeriodId).where(sql<boolean>`external_identifier = any(${externalIdentifiers}::text[])`).execute()
 }
 
-/** The delivery's transactions of these families, oldest first. */
+/** The delivery's transactions of these families, oldest first; those held back (not carried) left out. */
 export async function familyTransactionsOfDelivery(db: Executor, deliveryId: string, subscriberIds: readonly string[]) {
-  return db.selectFrom('member_transactions').select(['id', 'subscriber_id']).where('file_delivery_id', '=', deliveryId).where(sql<boolean>`subscriber_id = any(${subscriberIds}::uuid[])`).orderBy('created_at').orderBy('id').execute()
-}
-
-/** The delivery's `limit` oldest transaction ids, oldest first. */
-export async function oldestTransactionIds(db: Executor, deliveryId: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('member_transactions').select('id').where('file_delivery_id', '=', deliveryId).orderBy('created_at').orderBy('id').limit(limit).execute()
-  return rows.map((row) => row.id)
+  return db
+    .selectFrom('member_transactions')
+    .select(['id', 'subscriber_id'])
+    .where('file_delivery_id', '=', deliveryId)
+    .where(carriedTransaction)
+    .where(sql<boolean>`subscriber_id = any(${subscriberIds}::uuid[])`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
 }
 
 export interface AcceptedErrorsQuery {
@@ -170,18 +190,31 @@ export interface AcceptedErrorsQuery {
 /**
  * The unresolved errors acknowledgements raised for deliveries of the coverage period sent no
  * later than this one (the delivery is the dedupe key's sixth part), about members the delivery
- * carried (every member for a full file) and not still found, or about no member when
+ * carried (every member for a full file, the families of its transactions for a change file, and
+ * in both never a member the pre-send check held back from it) and not still found, or about no member when
  * `memberless`: locked, in id order.
  */
 export async function lockAcceptedErrors(tx: Executor, q: AcceptedErrorsQuery): Promise<ErrorRow[]> {
   const { delivery } = q
+  // Members the pre-send check held back from this delivery did not travel in it, whatever its
+  // kind: each held-back member has its row, and a held-back subscriber holds back its whole
+  // family (its dependents get rows too; matching the subscriber's row does not rely on that).
+  const notHeldBack = sql<boolean>`not exists (
+      select 1 from held_back_members h, members m
+       where h.file_delivery_id = ${delivery.id} and m.id = e.member_id
+         and h.member_id in (m.id, coalesce(m.subscriber_id, m.id)))`
+  // A change delivery carried the families of its transactions, except those it held back whole
+  // (their transactions ended in 'errors', never submitted, but stay linked to it).
   const carried =
     delivery.kind === 'full'
-      ? sql<boolean>`true`
+      ? notHeldBack
       : sql<boolean>`e.member_id in (
           select m.id from members m
            where m.group_id = ${delivery.group_id}
-             and coalesce(m.subscriber_id, m.id) in (select t.subscriber_id from member_transactions t where t.file_delivery_id = ${delivery.id}))`
+             and coalesce(m.subscriber_id, m.id) in (
+               select t.subscriber_id from member_transactions t
+                where t.file_delivery_id = ${delivery.id} and not (t.status = 'errors' and t.submitted_at is null)))
+          and ${notHeldBack}`
   return tx
     .selectFrom('errors as e')
     .selectAll('e')

@@ -7,7 +7,7 @@ import { findingMessage, parameterOfFinding, rejectedSetMessage } from '../edi-8
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { ErrorRow } from '../errors/errors.repo.js'
 import { raiseErrors, resolveLockedErrors, type FoundDiscrepancy, type RaisedError } from '../errors/raise-errors.js'
-import { familyTransactionsOfDelivery, lockAcceptedErrors, membersOfGroup, oldestTransactionIds, plansByExternalIdentifier } from './acknowledgements.repo.js'
+import { familyTransactionsOfDelivery, lockAcceptedErrors, membersOfGroup, plansByExternalIdentifier, transactionIdsOfDelivery } from './acknowledgements.repo.js'
 import { locateFindings, type LocatedSegment } from './x12-ack.locate.js'
 import type { AckCode, AcknowledgementInterchange, ElementFinding, SegmentFinding } from './x12-ack.model.js'
 
@@ -115,7 +115,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * assignee service, kind value_invalid, severity failure) and, when it accepts the file (a 999
  * saying accepted or accepted_with_errors), resolves the open errors earlier 999s and TA1s
  * raised for the members this delivery carried (a full delivery carries everyone; a change
- * delivery the families of its transactions), except members it has findings for again, and the
+ * delivery the families of its transactions; neither the members the pre-send check held back
+ * from it), except members it has findings for again, and the
  * errors without a member. Only errors of deliveries of the same coverage period sent no later
  * than this one are resolved: an accepted older file says nothing about a newer one.
  *
@@ -151,7 +152,7 @@ export async function recordAcknowledgementFindings(
     for (const row of rows) familyTransactions.set(row.subscriber_id, [...(familyTransactions.get(row.subscriber_id) ?? []), row.id])
   }
   let fileTransactions: string[] | null = null
-  const deliveryTransactions = async () => (fileTransactions ??= await oldestTransactionIds(tx, delivery.id, MAX_FILE_TRANSACTION_IDS))
+  const deliveryTransactions = async () => (fileTransactions ??= await transactionIdsOfDelivery(tx, delivery.id, MAX_FILE_TRANSACTION_IDS))
 
   const found: FoundDiscrepancy[] = []
   for (const [index, finding] of findings.entries()) {
