@@ -17,7 +17,9 @@ import {
   overdueSubject,
   pickUpAcknowledgements,
   type AcknowledgementReceiver,
+  type AcknowledgementReceiverImpl,
 } from '../src/modules/acknowledgements/index.js'
+import { markSent } from '../src/modules/carrier-delivery/carrier-delivery.repo.js'
 import { ConfigError } from '../src/config.js'
 import { createWorkers, type Workers } from '../src/main/workers.js'
 import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
@@ -40,7 +42,7 @@ let partner: Credential
 let sentId: string
 const logLines: string[] = []
 const log = pino({ level: 'warn' }, { write: (line: string) => void logLines.push(line) })
-let receiver: AcknowledgementReceiver
+let receiver: AcknowledgementReceiverImpl
 
 function expectShape(schema: TSchema, value: unknown) {
   expect([...Value.Errors(schema, value)].map((e) => `${e.instancePath} ${e.message}`)).toEqual([])
@@ -300,11 +302,12 @@ describe('inbound pickup from a directory', () => {
     await mkdir(inbox)
     await writeFile(join(inbox, 'ack.x12'), await fixture('full-accepted.999.x12'))
     let failing = true
-    const flaky: AcknowledgementReceiver = {
+    const flaky: AcknowledgementReceiver & Pick<AcknowledgementReceiverImpl, 'rematchUnmatched'> = {
       receive: async (arrival) => {
         if (failing) throw new Error('the database is down')
         return receiver.receive(arrival)
       },
+      rematchUnmatched: (carrierName, since) => receiver.rematchUnmatched(carrierName, since),
     }
     let now = new Date('2026-11-25T10:00:00.000Z')
     const check = createAcknowledgementPickupCheck(flaky, [{ carrierName: carrier, inbox: new DirectoryInbox(inbox) }], { clock: () => now, everyMs: 1000 })
@@ -316,6 +319,47 @@ describe('inbound pickup from a directory', () => {
     await check()
     expect(await readdir(inbox)).toEqual(['processed'])
     expect((await stored(carrier)).map((r) => r.outcome)).toEqual(['unmatched'])
+  })
+
+  it('when a fast carrier answers before its 834 is marked sent, then the answer is kept unmatched and the next pickup run matches it', async () => {
+    const carrier = carrierOf('fast')
+    const inbox = join(dir, carrier)
+    await mkdir(inbox)
+    // The transport has delivered the file; marking it sent comes in a later transaction.
+    const deliveryId = await insertSentDelivery(carrier, 777_003, { status: 'pending', sent_at: null, acknowledgement_status: null })
+    const text = (await fixture('full-accepted.999.x12')).replace('AK1*BE*1*', 'AK1*BE*777003*').replace('AK2*834*0001*', 'AK2*834*777003*')
+    await writeFile(join(inbox, '999-fast.x12'), text)
+    // Its answer, and one for an interchange no delivery will ever have.
+    await writeFile(join(inbox, '999-stranger.x12'), text.replaceAll('777003', '777999'))
+    let now = new Date()
+    const check = createAcknowledgementPickupCheck(receiver, [{ carrierName: carrier, inbox: new DirectoryInbox(inbox) }], { clock: () => now, everyMs: 60_000 })
+    await check()
+    expect((await stored(carrier)).map((r) => r.outcome)).toEqual(['unmatched', 'unmatched'])
+    expect((await readdir(join(inbox, 'processed'))).sort()).toEqual(['999-fast.x12', '999-stranger.x12'])
+
+    await bed.t.db.transaction().execute((tx) => markSent(tx, { id: deliveryId, channel: 'edi' }, 'test', new Date()))
+    expect(await statusOf(deliveryId)).toBe('awaited')
+    now = new Date(now.getTime() + 60_000)
+    await check()
+    expect(await statusOf(deliveryId)).toBe('accepted')
+    const rows = await stored(carrier)
+    expect(rows.map((r) => [r.file_name, r.outcome, r.file_delivery_id])).toEqual(
+      expect.arrayContaining([
+        ['999-fast.x12', 'matched', deliveryId],
+        ['999-stranger.x12', 'unmatched', null],
+      ]),
+    )
+    expect(rows).toHaveLength(2)
+  })
+
+  it('when an answer was matched before the delivery is marked sent, then marking it sent keeps its acknowledgement status', async () => {
+    const carrier = carrierOf('early')
+    const deliveryId = await insertSentDelivery(carrier, 777_004, { status: 'pending', sent_at: null, acknowledgement_status: 'accepted' })
+    await bed.t.db.transaction().execute((tx) => markSent(tx, { id: deliveryId, channel: 'edi' }, 'test', new Date()))
+    expect(await statusOf(deliveryId)).toBe('accepted')
+    const other = await insertSentDelivery(carrier, 777_005, { status: 'pending', sent_at: null, acknowledgement_status: null })
+    await bed.t.db.transaction().execute((tx) => markSent(tx, { id: other, channel: 'edi' }, 'test', new Date()))
+    expect(await statusOf(other)).toBe('awaited')
   })
 
   it('when the inbound directory does not exist yet, then the pickup finds nothing and fails nothing', async () => {
@@ -443,14 +487,14 @@ describe('inbound pickup over SFTP', () => {
     expect(inboxes[0]!.inbox.describe()).toContain('inbound directory acks')
 
     const result = await pickUpAcknowledgements(receiver, inboxes, { now: () => new Date() })
-    expect(result).toEqual({ received: 1, left: 0 })
+    expect(result).toEqual({ received: 1, left: 0, rematched: 0 })
     expect(await statusOf(delivery)).toBe('accepted')
     expect((await stored(carrier)).map((r) => [r.file_name, r.outcome])).toEqual([['999-2.x12', 'matched']])
     expect((await readdir(join(server.root, 'acks'))).sort()).toEqual(['processed', 'upload.x12.part'])
     expect(await readdir(join(server.root, 'acks', 'processed'))).toEqual(['999-2.x12'])
 
     // Nothing waiting: a second visit stores nothing more.
-    expect(await pickUpAcknowledgements(receiver, inboxes, { now: () => new Date() })).toEqual({ received: 0, left: 0 })
+    expect(await pickUpAcknowledgements(receiver, inboxes, { now: () => new Date() })).toEqual({ received: 0, left: 0, rematched: 0 })
   })
 
   it('when an SFTP inbound path is configured for a carrier whose files do not go over SFTP, then the start stops with a configuration error', () => {

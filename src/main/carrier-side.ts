@@ -3,7 +3,7 @@ import type { Db } from '../db/schema.js'
 import type { App } from '../http/app-types.js'
 import type { JobDefinition } from '../jobs/job-definition.js'
 import type { SsnProtection } from '../lib/ssn-protection.js'
-import { createAcknowledgementsModule, type AcknowledgementReceiver } from '../modules/acknowledgements/index.js'
+import { createAcknowledgementsModule, type AcknowledgementReceiver, type UnmatchedAcknowledgements } from '../modules/acknowledgements/index.js'
 import type { CarrierCatalog } from '../modules/carriers/carriers.catalog.js'
 import { CARRIER_INSTALLATION_HOOKS, createCarrierDeliveryModule, type CarrierSettings } from '../modules/carrier-delivery/index.js'
 import { createCensusModule } from '../modules/census/index.js'
@@ -24,7 +24,7 @@ export interface CarrierSideDeps {
   carriers: CarrierCatalog
   settings: CarrierSettings
   /** Where acknowledgements enter (the sandbox carriers' TA1s and 999s); default: the acknowledgements module's receiver. */
-  acknowledgements?: AcknowledgementReceiver
+  acknowledgements?: AcknowledgementReceiver & UnmatchedAcknowledgements
   /** The work order transitions the sandbox carriers install groups with; default: built here with the carrier's installation hooks. */
   transitions?: WorkOrderTransitionsService
   /** Body limit of POST /coverage_periods/{id}/census_requests (CENSUS_BODY_LIMIT_BYTES). */
@@ -44,8 +44,8 @@ export interface CarrierSideModule {
 export interface CarrierSide {
   /** In the order their routes are registered (the order of openapi.json) and their jobs listed. */
   readonly modules: readonly CarrierSideModule[]
-  /** The one way in for acknowledgements, for the inbound pickup (src/main/workers.ts). */
-  readonly acknowledgements: AcknowledgementReceiver
+  /** The one way in for acknowledgements, for the inbound pickup (src/main/workers.ts), which also re-matches what it kept unmatched. */
+  readonly acknowledgements: AcknowledgementReceiver & UnmatchedAcknowledgements
 }
 
 export function createCarrierSide(deps: CarrierSideDeps): CarrierSide {

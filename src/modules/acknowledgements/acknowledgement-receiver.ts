@@ -32,3 +32,13 @@ export interface AcknowledgementReceiver {
   /** Stores and applies one acknowledgement; throws only when the database fails. */
   receive(arrival: AcknowledgementArrival): Promise<ReceivedAcknowledgement>
 }
+
+/**
+ * Matches again what a receiver kept unmatched: an acknowledgement a fast carrier sent back before
+ * its 834 was marked sent (the transport delivers first, the delivery is marked sent after) was
+ * kept unmatched then and answers it now. The inbound pickup asks on each run.
+ */
+export interface UnmatchedAcknowledgements {
+  /** Tries the carrier's unmatched acknowledgements received since `since` again; answers how many are matched now. */
+  rematchUnmatched(carrierName: string, since: Date): Promise<number>
+}

@@ -4,7 +4,7 @@ import type { Transaction } from 'kysely'
 import type { AcknowledgementStatus, Database, Db } from '../../db/schema.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
-import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
+import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement, UnmatchedAcknowledgements } from './acknowledgement-receiver.js'
 import { resolveOverdueError } from './acknowledgements.overdue.js'
 import * as repo from './acknowledgements.repo.js'
 import { recordAcknowledgementFindings } from './file-validation-errors.js'
@@ -33,13 +33,16 @@ export interface Receipt extends ReceivedAcknowledgement {
   duplicate: boolean
 }
 
-export interface AcknowledgementReceiverImpl extends AcknowledgementReceiver {
+export interface AcknowledgementReceiverImpl extends AcknowledgementReceiver, UnmatchedAcknowledgements {
   /**
    * Receives an acknowledgement for the delivery an operator names (POST
    * /file_deliveries/{id}/acknowledgements): the caller checked that it answers that delivery.
    */
   receiveFor(fileDeliveryId: string, arrival: AcknowledgementArrival): Promise<Receipt>
 }
+
+/** Unmatched acknowledgements tried again per carrier and call: more wait for the next (an unknown interchange stays unmatched for good). */
+const REMATCH_BATCH = 100
 
 type Read = { ok: true; model: AcknowledgementInterchange } | { ok: false; problem: string }
 
@@ -171,6 +174,15 @@ export function createAcknowledgementReceiver(deps: AcknowledgementReceiverDeps)
   return {
     receive: (arrival) => receive(arrival),
     receiveFor: (fileDeliveryId, arrival) => receive(arrival, fileDeliveryId),
+    // Received again, each in its own transaction: the path that matches an unmatched copy when the same text comes again.
+    async rematchUnmatched(carrierName, since) {
+      let matched = 0
+      for (const row of await repo.unmatchedAcknowledgementsSince(db, carrierName, since, REMATCH_BATCH)) {
+        const receipt = await receive({ carrierName, text: row.raw, source: row.source, fileName: row.file_name })
+        if (receipt.outcome === 'matched') matched += 1
+      }
+      return matched
+    },
   }
 }
 

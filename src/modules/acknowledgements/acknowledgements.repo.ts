@@ -72,6 +72,25 @@ export async function insertAcknowledgement(db: Executor, row: NewAcknowledgemen
     .executeTakeFirst()
 }
 
+/**
+ * The carrier's acknowledgements kept unmatched since `since`, oldest first, at most `limit`: what
+ * the pickup tries to match again (acknowledgements.pickup.ts). Copies stored before raw_sha256
+ * existed are left out: receiving their text again could not find them.
+ */
+export async function unmatchedAcknowledgementsSince(db: Executor, carrierName: string, since: Date, limit: number) {
+  return db
+    .selectFrom('acknowledgements')
+    .select(['id', 'raw', 'source', 'file_name'])
+    .where('carrier_name', '=', carrierName)
+    .where('outcome', '=', 'unmatched')
+    .where('raw_sha256', 'is not', null)
+    .where('received_at', '>=', since)
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
 /** An acknowledgement kept unmatched that now answers a delivery: linked to it. */
 export async function linkAcknowledgement(db: Executor, id: string, delivery: { id: string; account_id: string }): Promise<AcknowledgementRow> {
   return db

@@ -18,7 +18,7 @@ import { createAcknowledgementsService, type AcknowledgementsService, type Ackno
 
 export { acknowledgementsRoutes } from './acknowledgements.routes.js'
 export { createAcknowledgementsService, type AcknowledgementsService, type AcknowledgementsServiceOptions } from './acknowledgements.service.js'
-export type { AcknowledgementArrival, AcknowledgementReceiver, AcknowledgementSource, ReceivedAcknowledgement } from './acknowledgement-receiver.js'
+export type { AcknowledgementArrival, AcknowledgementReceiver, AcknowledgementSource, ReceivedAcknowledgement, UnmatchedAcknowledgements } from './acknowledgement-receiver.js'
 export {
   createAcknowledgementReceiver,
   type AcknowledgementReceiverDeps,
@@ -27,7 +27,7 @@ export {
 export { deliveryStatusOf, mismatchOf, statusStated } from './acknowledgements.status.js'
 export { createAcknowledgementOverdueCheck, markOverdueDeliveries, overdueSubject } from './acknowledgements.overdue.js'
 export { createAcknowledgementInboxes, DirectoryInbox, SftpInbox, PROCESSED_DIRECTORY, type AcknowledgementInbox } from './acknowledgements.inbox.js'
-export { createAcknowledgementPickupCheck, pickUpAcknowledgements } from './acknowledgements.pickup.js'
+export { createAcknowledgementPickupCheck, pickUpAcknowledgements, REMATCH_WINDOW_MS, type PickupReceiver } from './acknowledgements.pickup.js'
 
 export { answer834, buildTa1, build999, type AckBuildOptions, type Answer834, type BuiltAcknowledgement } from './x12-ack.build.js'
 export { AcknowledgementParseError, type AcknowledgementParseErrorCode } from './x12-ack.errors.js'

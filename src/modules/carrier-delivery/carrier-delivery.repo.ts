@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely'
-import type { Executor, FileDeliveriesTable } from '../../db/schema.js'
+import type { AcknowledgementStatus, Executor, FileDeliveriesTable } from '../../db/schema.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { WrittenCoverage } from './edi-834-members.js'
 
@@ -259,7 +259,17 @@ export async function releaseTransactions(tx: Executor, deliveryId: string, now:
 export async function markSent(tx: Executor, delivery: { id: string; channel: 'edi' | 'api' }, destination: string, now: Date): Promise<void> {
   await tx
     .updateTable('file_deliveries')
-    .set((eb) => ({ status: 'sent', sent_at: now, destination, attempts: eb('attempts', '+', 1), last_error: null, updated_at: now, acknowledgement_status: delivery.channel === 'edi' ? 'awaited' : null }))
+    .set((eb) => ({
+      status: 'sent',
+      sent_at: now,
+      destination,
+      attempts: eb('attempts', '+', 1),
+      last_error: null,
+      updated_at: now,
+      // A status already there (an answer matched before this) stands: only a delivery without
+      // one starts awaiting its acknowledgements.
+      acknowledgement_status: delivery.channel === 'edi' ? sql<AcknowledgementStatus>`coalesce(acknowledgement_status, 'awaited')` : null,
+    }))
     .where('id', '=', delivery.id)
     .execute()
 }
