@@ -426,7 +426,7 @@ describe('overdue acknowledgements', () => {
     expect((await receiver.receive({ carrierName: carrier, text, source: 'inbound' })).fileDeliveryId).toBe(deliveryId)
     expect(await statusOf(deliveryId)).toBe('accepted')
     const [resolved] = await errorsOf(deliveryId, delivery.coverage_period_id)
-    expect(resolved).toMatchObject({ status: 'resolved', resolved_by: 'acknowledgement' })
+    expect(resolved).toMatchObject({ status: 'resolved', resolved_by: 'carrier_acknowledgement' })
     expect(resolved!.resolution_message).toContain(delivery.file_name)
 
     now = hours(48)

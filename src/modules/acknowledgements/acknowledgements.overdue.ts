@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely'
 import type { AcknowledgementStatus, Database, Db, Executor } from '../../db/schema.js'
 import { systemActor } from '../../lib/actor.js'
 import { dedupeKeyOf, raiseErrors, resolveLockedErrors, type FoundDiscrepancy } from '../errors/raise-errors.js'
+import { ACKNOWLEDGEMENT_RESOLVER } from './file-validation-errors.js'
 import { lockDelivery, lockOpenErrorsByDedupeKey, overdueCandidates, setAcknowledgementStatus, transactionIdsOfDelivery, type FileDeliveryRow } from './acknowledgements.repo.js'
 
 /**
@@ -79,7 +80,7 @@ export async function resolveOverdueError(tx: Transaction<Database>, delivery: F
     open,
     {
       message: `Resolved automatically: the carrier acknowledged ${delivery.file_name} (acknowledgement_status ${status}).`,
-      resolvedBy: 'acknowledgement',
+      resolvedBy: ACKNOWLEDGEMENT_RESOLVER,
       automatic: true,
     },
     now,

@@ -188,7 +188,7 @@ export function createAcknowledgementReceiver(deps: AcknowledgementReceiverDeps)
 
 const kindOf = (model: AcknowledgementInterchange): '999' | 'ta1' => (model.groups.length > 0 ? '999' : 'ta1')
 
-/** Recomputes the delivery's acknowledgement_status from all its acknowledgements, and resolves a moot overdue error. */
+/** Recomputes the delivery's acknowledgement_status from all its acknowledgements, and resolves the overdue error an overdue one no longer deserves. */
 async function applyToDelivery(tx: Transaction<Database>, delivery: FileDeliveryRow, now: Date): Promise<AcknowledgementStatus> {
   const all = await repo.listAcknowledgements(tx, delivery.id)
   const status = deliveryStatusOf(
@@ -196,6 +196,7 @@ async function applyToDelivery(tx: Transaction<Database>, delivery: FileDelivery
     delivery.acknowledgement_status,
   )
   if (status !== delivery.acknowledgement_status) await repo.setAcknowledgementStatus(tx, delivery.id, status, now)
-  await resolveOverdueError(tx, delivery, status, now)
+  // Only an overdue delivery has an overdue error: the others spare the lookup.
+  if (delivery.acknowledgement_status === 'overdue') await resolveOverdueError(tx, delivery, status, now)
   return status
 }

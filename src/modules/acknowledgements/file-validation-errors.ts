@@ -31,7 +31,7 @@ export const ACK_SUBJECT = 'ack'
 /** Transaction ids an error lists when it is about the whole file or an unknown member: a full file has 50,000, and the error only needs to point at the delivery's transactions. */
 export const MAX_FILE_TRANSACTION_IDS = 100
 
-/** Who resolves (errors' resolved_by) when an acknowledgement accepts the members again. */
+/** Who resolves (errors' resolved_by) when an acknowledgement accepts the members again, or answers an overdue file (acknowledgements.overdue.ts). */
 export const ACKNOWLEDGEMENT_RESOLVER = 'carrier_acknowledgement'
 
 /** IK3-04 codes of a segment that is missing: its IK3-02 is where the carrier noticed, the segment after the gap. */
@@ -122,10 +122,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  *
  * Reads the 834 we sent once, and only when a finding names a segment. Queries are batched: a
  * 999 with 1,000 findings costs a handful of round trips besides raiseErrors' own.
- *
- * Wired as the receiver's onAcknowledged hook (acknowledgements.receiver.ts):
- * `(tx, facts) => recordAcknowledgementFindings(tx, { ssn }, { delivery: facts.delivery,
- * acknowledgementId: facts.acknowledgement.id, model: facts.model, status: facts.acknowledgement.status })`.
  */
 export async function recordAcknowledgementFindings(
   tx: Transaction<Database>,
