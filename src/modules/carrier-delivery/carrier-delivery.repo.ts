@@ -38,18 +38,11 @@ export async function nextControlNumber(tx: Executor, carrierName: string): Prom
   return row.rows[0]!.last_value
 }
 
-export interface NewDelivery {
-  id: string
-  account_id: string
-  coverage_period_id: string
-  group_id: string
-  carrier_name: string
-  kind: 'full' | 'change'
-  channel: 'edi' | 'api'
-  file_name: string
-  interchange_control_number: number | null
-  now: Date
-}
+/** A delivery as opened: its table's identifying columns (so the two cannot drift apart), and when. */
+export type NewDelivery = Pick<
+  Selectable<FileDeliveriesTable>,
+  'id' | 'account_id' | 'coverage_period_id' | 'group_id' | 'carrier_name' | 'kind' | 'channel' | 'file_name' | 'interchange_control_number'
+> & { now: Date }
 
 export async function insertDelivery(tx: Executor, d: NewDelivery): Promise<void> {
   const { now, ...columns } = d
