@@ -6894,7 +6894,7 @@ export interface operations {
             content: {
                 "application/json": {
                     status: components["schemas"]["WorkOrderStatus"];
-                    /** @description Why: kept in the history */
+                    /** @description Why: kept in the history, SSNs masked */
                     message: string;
                     /** @description The carrier's group number; required to complete unless the coverage period has one */
                     carrier_group_number?: string;
@@ -8417,9 +8417,9 @@ export interface operations {
                         source: "manual" | "error_report";
                         discrepancy: {
                             parameter: components["schemas"]["DiscrepancyParameter"];
-                            /** @description The value at the carrier; null or absent when it has none */
+                            /** @description The value at the carrier; null or absent when it has none. SSNs in it are stored masked */
                             carrier?: unknown;
-                            /** @description The value on the platform; null or absent when it has none */
+                            /** @description The value on the platform; null or absent when it has none. SSNs in it are stored masked */
                             platform?: unknown;
                         };
                         /**
@@ -8452,7 +8452,7 @@ export interface operations {
                          * @example jane.doe@example.com
                          */
                         created_by?: string;
-                        /** @description A first comment, sent by the service */
+                        /** @description A first comment, sent by the service. SSNs in it are stored masked */
                         comment?: string;
                     };
                 };
@@ -8645,6 +8645,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description SSNs in it are stored masked */
                     message: string;
                     /**
                      * @description Email of a registered, active user of your account (service users for a service credential)
@@ -8710,7 +8711,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description What was done to resolve the error, or why the data is correct */
+                    /** @description What was done to resolve the error, or why the data is correct. SSNs in it are stored masked */
                     message: string;
                     /**
                      * @description Email of a registered, active user of your account; without it the API key's name is recorded
@@ -8808,7 +8809,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Why the error goes back to the other party; recorded as a comment */
+                    /** @description Why the error goes back to the other party; recorded as a comment. SSNs in it are stored masked */
                     message: string;
                     /**
                      * @description Email of a registered, active user of your account, named on the comment

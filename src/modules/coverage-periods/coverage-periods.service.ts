@@ -1,6 +1,7 @@
 import { todayUtc } from '../../lib/clock.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
+import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
@@ -114,7 +115,7 @@ export function createCoveragePeriodsService({ db, carriers }: { db: Db; carrier
             open_enrollment_start_date: input.open_enrollment_start_date ?? null,
             open_enrollment_end_date: input.open_enrollment_end_date ?? null,
             carrier_group_number: carrierGroupNumber,
-            additional_information: input.additional_information ?? null,
+            additional_information: input.additional_information == null ? null : maskSsnsInText(input.additional_information),
             sign_off_name: input.employer_sign_off?.name ?? null,
             sign_off_title: input.employer_sign_off?.title ?? null,
             sign_off_date: input.employer_sign_off?.date ?? null,

@@ -1,10 +1,8 @@
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { maskSsnsInJson } from '../../lib/free-text-masking.js'
 import { maskSsn } from '../../lib/ssn-protection.js'
+import { containsUnstorableText, isStorableText, UNSTORABLE_TEXT_DETAIL } from '../../lib/storable-text.js'
 import type { DiscrepancyKind } from './discrepancy-messages.js'
-
-// PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such a
-// value would fail in the database (a 500) instead of being refused with a pointer.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /** A discrepancy value is one data item, not a document: this bounds what a list page can carry. */
 export const MAX_DISCREPANCY_VALUE_CHARS = 4096
@@ -12,7 +10,7 @@ export const MAX_DISCREPANCY_VALUE_CHARS = 4096
 /** Problems of a text field the service stores as is (comment, resolution and return messages). */
 export function textProblems(text: string, pointer: string): FieldProblem[] {
   if (text.trim() === '') return [{ pointer, detail: 'must not be blank', code: 'blank' }]
-  if (UNSTORABLE.test(text)) return [{ pointer, detail: 'contains a NUL character or an unpaired surrogate', code: 'invalid_character' }]
+  if (!isStorableText(text)) return [{ pointer, detail: UNSTORABLE_TEXT_DETAIL, code: 'invalid_character' }]
   return []
 }
 
@@ -31,22 +29,13 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false
 }
 
-function hasUnstorableText(value: unknown): boolean {
-  if (typeof value === 'string') return UNSTORABLE.test(value)
-  if (Array.isArray(value)) return value.some(hasUnstorableText)
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, item]) => UNSTORABLE.test(key) || hasUnstorableText(item))
-  }
-  return false
-}
-
 /** Problems of a carrier or platform value: storable in jsonb and of a sensible size. The value itself is never repeated. */
 export function discrepancyValueProblems(value: unknown, pointer: string): FieldProblem[] {
   if (value === null || value === undefined) return []
   if (nestedDeeperThan(value, MAX_DISCREPANCY_DEPTH)) {
     return [{ pointer, detail: `must not nest objects or arrays more than ${MAX_DISCREPANCY_DEPTH} levels deep`, code: 'too_deep' }]
   }
-  if (hasUnstorableText(value)) return [{ pointer, detail: 'contains a NUL character or an unpaired surrogate', code: 'invalid_character' }]
+  if (containsUnstorableText(value)) return [{ pointer, detail: UNSTORABLE_TEXT_DETAIL, code: 'invalid_character' }]
   if (JSON.stringify(value).length > MAX_DISCREPANCY_VALUE_CHARS) {
     return [{ pointer, detail: `must be at most ${MAX_DISCREPANCY_VALUE_CHARS} characters as JSON`, code: 'too_long' }]
   }
@@ -56,7 +45,8 @@ export function discrepancyValueProblems(value: unknown, pointer: string): Field
 /**
  * What the errors table keeps of a value. SSNs are kept encrypted on the member and nowhere else
  * in clear (api-contract section 9), so an SSN discrepancy keeps only the masked last four, the
- * form every answer shows; null stays SQL NULL.
+ * form every answer shows, and any other value has the SSN-shaped numbers in it masked the same
+ * way (a carrier's member id may be an SSN; lib/free-text-masking.ts); null stays SQL NULL.
  */
 export function storedDiscrepancyValue(parameter: string, value: unknown): string | null {
   if (value === null || value === undefined) return null
@@ -64,7 +54,7 @@ export function storedDiscrepancyValue(parameter: string, value: unknown): strin
     const digits = String(typeof value === 'object' ? '' : value).replace(/\D/g, '')
     return JSON.stringify(digits.length >= 4 ? maskSsn(digits.slice(-4)) : '***-**-****')
   }
-  return JSON.stringify(value)
+  return JSON.stringify(maskSsnsInJson(value))
 }
 
 /** Whether explicitly given values contradict an explicitly given kind. */

@@ -16,6 +16,8 @@ export const DiscrepancyKindSchema = Type.Enum([...DISCREPANCY_KINDS], {
   description: 'carrier_value_differs, carrier_missing (the carrier lacks it), platform_missing (the platform lacks it), value_invalid',
 })
 const Message = Type.String({ minLength: 1, maxLength: 10_000 })
+/** Said of every free text stored: lib/free-text-masking.ts decides what is SSN-shaped. */
+const MASKED = 'SSNs in it are stored masked'
 
 /** A user named by a comment (service-interface.md 2.4): deactivated_at only when inactive. */
 export const CommentAuthorSchema = Type.Object(
@@ -174,7 +176,7 @@ export const CommentsQuery = Type.Object({ ...PaginationQuery.properties }, { ad
 
 export const CreateCommentBody = Type.Object(
   {
-    message: Message,
+    message: { ...Message, description: MASKED },
     created_by: { ...UserEmail, description: 'Email of a registered, active user of your account (service users for a service credential)' },
   },
   { additionalProperties: false, examples: [{ message: 'The member chose a provider last week; sending the selection now.', created_by: 'jane.doe@example.com' }] },
@@ -183,7 +185,7 @@ export type CreateCommentInput = Static<typeof CreateCommentBody>
 
 export const ResolutionBody = Type.Object(
   {
-    message: { ...Message, description: 'What was done to resolve the error, or why the data is correct' },
+    message: { ...Message, description: `What was done to resolve the error, or why the data is correct. ${MASKED}` },
     resolved_by: Type.Optional({ ...UserEmail, description: "Email of a registered, active user of your account; without it the API key's name is recorded" }),
   },
   { additionalProperties: false, examples: [{ message: 'Provider selection sent.', resolved_by: 'jane.doe@example.com' }] },
@@ -192,7 +194,7 @@ export type ResolutionInput = Static<typeof ResolutionBody>
 
 export const ReturnBody = Type.Object(
   {
-    message: { ...Message, description: 'Why the error goes back to the other party; recorded as a comment' },
+    message: { ...Message, description: `Why the error goes back to the other party; recorded as a comment. ${MASKED}` },
     created_by: Type.Optional({ ...UserEmail, description: 'Email of a registered, active user of your account, named on the comment' }),
   },
   { additionalProperties: false, examples: [{ message: 'Our data matches the enrollment form: please check with the carrier.', created_by: 'jane.doe@example.com' }] },
@@ -207,8 +209,8 @@ export const CreateErrorBody = Type.Object(
         discrepancy: Type.Object(
           {
             parameter: DiscrepancyParameterSchema,
-            carrier: Type.Optional(Type.Unknown({ description: 'The value at the carrier; null or absent when it has none' })),
-            platform: Type.Optional(Type.Unknown({ description: 'The value on the platform; null or absent when it has none' })),
+            carrier: Type.Optional(Type.Unknown({ description: `The value at the carrier; null or absent when it has none. ${MASKED}` })),
+            platform: Type.Optional(Type.Unknown({ description: `The value on the platform; null or absent when it has none. ${MASKED}` })),
           },
           { additionalProperties: false },
         ),
@@ -222,7 +224,7 @@ export const CreateErrorBody = Type.Object(
         severity: Type.Optional({ ...Severity, description: 'Defaults to the catalogue severity of the parameter and kind' }),
         assignee: Type.Optional({ ...Assignee, description: 'Defaults to the catalogue assignee of the kind' }),
         created_by: Type.Optional({ ...UserEmail, description: 'Email of an active user of your (service) account' }),
-        comment: Type.Optional({ ...Message, description: 'A first comment, sent by the service' }),
+        comment: Type.Optional({ ...Message, description: `A first comment, sent by the service. ${MASKED}` }),
       },
       { additionalProperties: false },
     ),

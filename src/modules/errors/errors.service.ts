@@ -3,6 +3,7 @@ import type { Database, Db, UserRow } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
@@ -63,16 +64,20 @@ export function createErrorsService({ db }: { db: Db }) {
     if (problems.length > 0) throw errorsValidationFailed(problems)
   }
 
-  /** Writes a comment and its trail; `error.commented` goes out with the error's state after the change. */
+  /**
+   * Writes a comment and its trail; `error.commented` goes out with the error's state after the
+   * change. SSNs typed into it are masked first: both parties and webhooks see comments.
+   */
   async function writeComment(
     tx: Transaction<Database>,
     actor: Actor,
     error: repo.ErrorRow,
-    message: string,
+    typed: string,
     user: UserRow | null,
     sentBy: Party,
     now: Date,
   ): Promise<ErrorComment> {
+    const message = maskSsnsInText(typed)
     const id = uuidv7()
     await repo.insertComment(tx, { id, account_id: error.account_id, error_id: error.id, message, created_by_user_id: user?.id ?? null, sent_by: sentBy, created_at: now })
     await recordAuditEvent(tx, actor, { accountId: error.account_id, action: 'error.commented', resourceType: 'error_comment', resourceId: id })
@@ -123,7 +128,7 @@ export function createErrorsService({ db }: { db: Db }) {
         requireText(input.message, '/message')
         const user = await signer(tx, actor, input.resolved_by, '/resolved_by')
         await resolveLockedErrors(tx, actor, [error], {
-          message: input.message,
+          message: maskSsnsInText(input.message),
           resolvedBy: user?.email ?? actorName(actor),
           resolvedByUserId: user?.id ?? null,
           automatic: false,

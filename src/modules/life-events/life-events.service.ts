@@ -5,6 +5,7 @@ import { applyToTimeline, lockFamily } from '../coverage-timeline/index.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, type Actor } from '../../lib/actor.js'
+import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { findCoveragePeriod, isFirstCoveragePeriodWithCarrier } from '../coverage-periods/coverage-periods.repo.js'
@@ -140,7 +141,7 @@ export function createLifeEventsService({
           type: election.type,
           plan_id: isWaiver ? null : election.plan_id!,
           waiver_signature_date: isWaiver ? (election.waiver_signature_date ?? null) : null,
-          waiver_reason: isWaiver ? (election.waiver_reason ?? null) : null,
+          waiver_reason: isWaiver && election.waiver_reason !== undefined ? maskSsnsInText(election.waiver_reason) : null,
         })
         if (isWaiver) continue
         for (const coverage of election.coverages ?? []) {

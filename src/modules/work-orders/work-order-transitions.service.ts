@@ -2,6 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely'
 import type { CoveragePeriodState, CoveragePeriodsTable, Database, Db, WorkOrderStatus } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import { actorName, type Actor } from '../../lib/actor.js'
+import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { Carrier } from '../carriers/carriers.schema.js'
@@ -117,7 +118,7 @@ export function createWorkOrderTransitionsService(deps: { db: Db; carriers: Carr
       if (input.status === 'completed' && !groupNumber) throw carrierGroupNumberRequired()
 
       const now = new Date()
-      const entry: WorkOrderHistoryEntryT = { status: input.status, at: now.toISOString(), by: options.by ?? actorName(actor), message: input.message }
+      const entry: WorkOrderHistoryEntryT = { status: input.status, at: now.toISOString(), by: options.by ?? actorName(actor), message: maskSsnsInText(input.message) }
       await tx
         .updateTable('work_orders')
         .set({ status: input.status, history: sql`history || ${JSON.stringify([entry])}::jsonb`, updated_at: now })

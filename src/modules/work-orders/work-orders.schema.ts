@@ -72,7 +72,7 @@ export const WorkOrdersQuery = Type.Object(
 export const WorkOrderTransitionBody = Type.Object(
   {
     status: WorkOrderStatus,
-    message: Type.String({ minLength: 1, maxLength: 10_000, description: 'Why: kept in the history' }),
+    message: Type.String({ minLength: 1, maxLength: 10_000, description: 'Why: kept in the history, SSNs masked' }),
     carrier_group_number: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: "The carrier's group number; required to complete unless the coverage period has one" }),
     ),

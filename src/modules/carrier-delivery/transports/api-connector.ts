@@ -1,4 +1,5 @@
 import secureJson from 'secure-json-parse'
+import { maskSsnsInText } from '../../../lib/free-text-masking.js'
 
 export interface ApiConnectorOptions {
   baseUrl: string
@@ -138,10 +139,10 @@ function parseBody(text: string): unknown {
 
 /**
  * A short, single-line piece of the answer for logs and the error queue. Carriers sometimes echo
- * the submitted member, so anything shaped like an SSN is masked.
+ * the submitted member, so anything shaped like an SSN is masked (the one rule free text follows).
  */
 export function excerptOf(text: string): string {
-  const line = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\b\d{3}-?\d{2}-?\d{4}\b/g, '***-**-****').trim()
+  const line = maskSsnsInText(text.replace(/[\u0000-\u001f\u007f]+/g, ' ')).trim()
   if (line === '') return '(empty body)'
   return line.length > EXCERPT_CHARS ? `${line.slice(0, EXCERPT_CHARS)}…` : line
 }
