@@ -266,3 +266,18 @@ export async function currentLifeEventsOf(db: Executor, subscriberIds: readonly 
   }
   return found
 }
+
+/**
+ * The SSN hashes of a family (the subscriber and its dependents), but `exceptId`'s: what a new or
+ * changed SSN of the family is compared with. Call it with the subscriber locked (lockMember), so
+ * that two requests cannot both pass the check with the same number.
+ */
+export async function familySsnHashes(tx: Executor, subscriberId: string, exceptId?: string): Promise<Set<string>> {
+  let query = tx
+    .selectFrom('members')
+    .select('ssn_hash')
+    .where((eb) => eb.or([eb('id', '=', subscriberId), eb('subscriber_id', '=', subscriberId)]))
+    .where('ssn_hash', 'is not', null)
+  if (exceptId) query = query.where('id', '<>', exceptId)
+  return new Set((await query.execute()).map((row) => row.ssn_hash!))
+}

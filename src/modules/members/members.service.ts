@@ -17,6 +17,7 @@ import {
 } from './members.errors.js'
 import * as repo from './members.repo.js'
 import { findSubscriberDocument } from './subscriber-document.js'
+import { repeatedFamilySsnProblems } from './family-ssn.js'
 import { dependentProblems, duplicateIdentifierProblems, subscriberProblems, unstorableTextProblems } from './members.rules.js'
 import { todayUtc } from '../../lib/clock.js'
 import type { CurrentLifeEvent, Dependent, DependentInput, Member, Subscriber, SubscriberInput, SubscriberUpdate } from './members.schema.js'
@@ -93,6 +94,7 @@ function sealedColumns(ssn: SsnProtection, value: string | undefined): SealedCol
 }
 
 const NO_SSN: SealedColumns = { ssn_ciphertext: null, ssn_key_id: null, ssn_hash: null, ssn_last_four: null }
+const NO_STORED_HASHES: ReadonlySet<string> = new Set()
 
 function subscriberColumns(input: SubscriberUpdate) {
   return {
@@ -146,6 +148,18 @@ export interface SsnDeps {
 }
 
 export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEMBER_CHANGES }: SsnDeps & { recordMemberChanges?: RecordMemberChanges }) {
+  const hashOf = (value: string) => ssn.hash(value)
+
+  /**
+   * Refuses (422 at the field) an SSN another member of the family already has. Called in the
+   * write's transaction with the subscriber locked, so two requests cannot both add the number.
+   */
+  async function refuseRepeatedFamilySsn(tx: Executor, subscriberId: string, exceptId: string | undefined, value: string | undefined, pointer: string) {
+    if (value === undefined) return
+    const problems = repeatedFamilySsnProblems([{ ssn: value, pointer }], await repo.familySsnHashes(tx, subscriberId, exceptId), hashOf)
+    if (problems.length > 0) throw membersValidationFailed(problems)
+  }
+
   /** location_id and class.employment_classification_id must name rows of this group. */
   async function groupReferenceProblems(groupId: string, subscribers: readonly SubscriberUpdate[], pointerOf: (index: number) => string) {
     const locationIds = new Set(subscribers.map((s) => s.location_id))
@@ -209,6 +223,9 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
         const dependents = input.dependents ?? []
         problems.push(...duplicateIdentifierProblems(dependents, (j) => `${at}/dependents/${j}`))
         dependents.forEach((dependent, j) => problems.push(...dependentProblems(dependent, input.birth_date, `${at}/dependents/${j}`, today)))
+        // A new family has nothing stored: only its members in the body are compared.
+        const family = [{ ssn: input.social_security_number, pointer: at }, ...dependents.map((d, j) => ({ ssn: d.social_security_number, pointer: `${at}/dependents/${j}` }))]
+        problems.push(...repeatedFamilySsnProblems(family, NO_STORED_HASHES, hashOf))
       })
       problems.push(...(await groupReferenceProblems(group.id, inputs, pointerOf)))
       if (problems.length > 0) throw membersValidationFailed(problems)
@@ -300,10 +317,9 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       }
       try {
         return await db.transaction().execute(async (tx) => {
-          if (ifMatch !== undefined) {
-            await repo.lockMember(tx, current.id)
-            checkIfMatchTag(ifMatch, entityTagOfText(await subscriberDocument(tx, actor, current.id)))
-          }
+          await repo.lockMember(tx, current.id)
+          if (ifMatch !== undefined) checkIfMatchTag(ifMatch, entityTagOfText(await subscriberDocument(tx, actor, current.id)))
+          await refuseRepeatedFamilySsn(tx, current.id, current.id, input.social_security_number, '/subscriber')
           // Recorded first: the family's status it sets is part of the answer.
           await recordMemberChanges(tx, actor, current.group_id, [{ subscriberId: current.id, memberId: current.id, kind: 'subscriber_updated' }], new Date())
           await repo.updateMember(tx, current.id, {
@@ -343,6 +359,8 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       }
       try {
         await db.transaction().execute(async (tx) => {
+          await repo.lockMember(tx, subscriber.id)
+          await refuseRepeatedFamilySsn(tx, subscriber.id, undefined, input.social_security_number, '/dependent')
           const { status: _status, ...newRow } = row
           await repo.insertMembers(tx, [newRow])
           await repo.recordMemberAuditEvents(tx, actor, subscriber.account_id, 'dependent.created', 'dependent', [row.id])
@@ -365,6 +383,9 @@ export function createMembersService({ db, ssn, recordMemberChanges = IGNORE_MEM
       if (await repo.dependentIdentifierTaken(db, current.subscriber_id!, input.external_identifier, current.id)) throw duplicateDependent()
       try {
         const row = await db.transaction().execute(async (tx) => {
+          // The family's lock first (the order life events take it in), then the dependent's.
+          await repo.lockMember(tx, current.subscriber_id!)
+          await refuseRepeatedFamilySsn(tx, current.subscriber_id!, current.id, input.social_security_number, '/dependent')
           if (ifMatch !== undefined) {
             await repo.lockMember(tx, current.id)
             const locked = await repo.findMember(tx, accountScopeOf(actor), current.id, 'dependent')
