@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  // How long a query waits for a pooled connection (a new one connecting, or a busy pool's turn) before 503.
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   TOKEN_SIGNING_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   SSN_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
@@ -74,7 +76,7 @@ function webhookAddressAllowance(env: Env): { allowPrivateUrls: boolean; allowLo
 
 export type DatabaseConfig =
   | { kind: 'embedded'; dataDir: string }
-  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'postgres'; url: string; poolSize: number; connectTimeoutMs?: number }
 
 export interface Config {
   readonly env: Env['NODE_ENV']
@@ -178,7 +180,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   const cors = parseCorsOrigins(env.CORS_ORIGINS)
   if ('problem' in cors) throw new ConfigError(cors.problem)
   const database: DatabaseConfig = env.DATABASE_URL
-    ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }
+    ? { kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS }
     : { kind: 'embedded', dataDir: env.DATA_DIR }
   Object.freeze(database)
   return Object.freeze({

@@ -147,6 +147,7 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_MAX', '0'],
     ['RATE_LIMIT_WINDOW_SECONDS', 'five'],
     ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '0'],
     ['WORKER', 'sometimes'],
     ['WORKER_CONCURRENCY', '1000'],
     ['LOG_LEVEL', 'verbose'],
@@ -186,9 +187,11 @@ describe('loadConfig', () => {
 
   it('when DATABASE_URL and TOKEN_SIGNING_SECRET are set, then PostgreSQL is used with the pool size', () => {
     const config = loadConfig({ DATABASE_URL: 'postgresql://app@127.0.0.1:5432/enrollsync', TOKEN_SIGNING_SECRET: SECRET, ...SSN, DATABASE_POOL_SIZE: '25' })
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://app@127.0.0.1:5432/enrollsync', poolSize: 25 })
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgresql://app@127.0.0.1:5432/enrollsync', poolSize: 25, connectTimeoutMs: 5000 })
     expect(config.tokenSigningSecret).toBe(SECRET)
     expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, ...SSN }).database).toMatchObject({ poolSize: 10 })
+    const patient = loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x', TOKEN_SIGNING_SECRET: SECRET, ...SSN, DATABASE_CONNECT_TIMEOUT_MS: '15000' })
+    expect(patient.database).toMatchObject({ connectTimeoutMs: 15000 })
   })
 
   it('when DATABASE_URL is set without the SSN keys, then it is refused naming both variables', () => {

@@ -30,6 +30,9 @@ class NamedStatementClient extends pg.Client {
   }
 }
 
+/** The default of DATABASE_CONNECT_TIMEOUT_MS, for callers that open PostgreSQL without a config. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000
+
 export interface DatabaseHandle {
   readonly db: Db
   readonly kind: 'embedded' | 'postgres'
@@ -45,8 +48,22 @@ export interface DatabaseHandle {
  */
 export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }): Promise<DatabaseHandle> {
   if (config.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, Client: NamedStatementClient })
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      Client: NamedStatementClient,
+      // Bounds the wait for a connection (connecting, or a busy pool's turn), so a request meets an
+      // unreachable database with a 503 instead of hanging (DATABASE_CONNECT_TIMEOUT_MS).
+      connectionTimeoutMillis: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      // Lets the kernel notice a connection whose server vanished without a word (a failover).
+      keepAlive: true,
+    })
     pool.on('error', reportIdleConnectionError)
+    // A connection lost while checked out (a query or transaction in flight, a restart, a cut
+    // network) fails that query, which answers 503; pg also emits 'error' on the client, and the
+    // pool listens only while the client is idle: unheard, that event would end the process. The
+    // pool discards the dead client when it is released.
+    pool.on('connect', (client) => client.on('error', ignoreCheckedOutConnectionError))
     return wrap(pool, 'postgres', async () => {})
   }
   let lock: DataDirLock | undefined
@@ -79,6 +96,8 @@ export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }):
  * and the whole service would exit. The message is the server's, which never carries row data.
  */
 export const IDLE_CONNECTION_WARNING_CODE = 'ENROLLSYNC_IDLE_CONNECTION_LOST'
+
+function ignoreCheckedOutConnectionError(): void {}
 
 function reportIdleConnectionError(error: Error): void {
   process.emitWarning(`PostgreSQL closed an idle pooled connection (${error.message}); a new one is opened when needed`, {

@@ -40,6 +40,7 @@ export type HttpErrorCode =
   | 'rate_limited'
   | 'internal_error'
   | 'service_unavailable'
+  | 'database_unavailable'
 
 export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | UserErrorCode | MemberErrorCode
   | GroupErrorCode
@@ -174,6 +175,11 @@ export const errorTable = {
     status: 503,
     title: 'Service unavailable',
     description: 'A dependency (the database) is not reachable. Retry later.',
+  },
+  database_unavailable: {
+    status: 503,
+    title: 'Database unavailable',
+    description: 'The database could not be reached or dropped the connection (a restart, a failover). A write may or may not have been made: retry after Retry-After seconds with the same Idempotency-Key, so it is made once.',
   },
   account_not_found: {
     status: 404,

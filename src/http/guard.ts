@@ -174,12 +174,16 @@ export function registerGuard(app: App, deps: GuardDeps): void {
   })
 }
 
-/** A broken rate-limit store must not take the API down: the call is let through and logged. */
+/**
+ * A broken rate-limit store must not take the API down: the call is let through (fail-open) and
+ * logged, unless the store has reported the outage itself (once, not once per request).
+ */
 async function consumeOrAllow(limiter: RateLimiter, key: string, request: FastifyRequest) {
   try {
     return await limiter.consume(key)
   } catch (error) {
-    request.log.warn({ err: error }, 'rate limit store unavailable; request allowed')
+    const reported = typeof error === 'object' && error !== null && 'reported' in error && error.reported === true
+    if (!reported) request.log.warn({ err: error }, 'rate limit store unavailable; request allowed')
     return undefined
   }
 }

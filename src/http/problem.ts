@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { reportDatabaseOutage } from '../db/database-outage.js'
+import { isDatabaseUnavailable } from '../db/sql-errors.js'
 import { DomainError, type FieldProblem } from '../lib/domain-error.js'
 import { errorTable, problemType, type ErrorCode } from './error-table.js'
 import { fieldProblemsFromValidation } from './validation.js'
@@ -45,6 +47,12 @@ function isKnownCode(code: string): code is ErrorCode {
 export function toProblem(error: FastifyError | Error, request: FastifyRequest): ProblemBody {
   if (error instanceof DomainError && isKnownCode(error.code)) {
     return problem(request, error.code, error.message, error.fieldProblems)
+  }
+  // A database that is restarting or cut off is the service's trouble, not a fault in it: 503
+  // with Retry-After (sendProblem), so clients retry instead of reporting a bug.
+  if (isDatabaseUnavailable(error)) {
+    reportDatabaseOutage(request.log, error)
+    return problem(request, 'database_unavailable', 'The database is not reachable right now. Retry after Retry-After seconds.')
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {

@@ -56,11 +56,14 @@ export function resolveSsnProtection(config: Config): SsnProtection {
   return SsnProtection.fromConfig(secrets.ssnEncryptionKeys, secrets.ssnHashKey)
 }
 
-/** Redis only when configured; the client library is not even loaded otherwise. */
+/**
+ * Redis only when configured; the client library is not even loaded otherwise. The store logs
+ * Redis going away and coming back itself, once each (its own JSON lines beside the service's).
+ */
 export async function createRateLimitStore(config: Config): Promise<RateLimitStore> {
   if (!config.redisUrl) return new MemoryRateLimitStore()
-  const { RedisRateLimitStore } = await import('../http/redis-rate-limit-store.js')
-  return new RedisRateLimitStore(config.redisUrl)
+  const [{ RedisRateLimitStore }, { pino }] = await Promise.all([import('../http/redis-rate-limit-store.js'), import('pino')])
+  return new RedisRateLimitStore(config.redisUrl, undefined, pino({ level: config.logLevel }).child({ component: 'rate-limit-store' }))
 }
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
