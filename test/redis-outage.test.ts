@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisRateLimitStore, type StoreOutageLog } from '../src/http/redis-rate-limit-store.js'
@@ -71,6 +71,13 @@ describe.runIf(!!redisUrl)('Redis going away and coming back (through a TCP prox
     const refused = await signIn(t.app, user.email, user.password)
     expectProblem(refused, 503, 'service_unavailable')
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    // So do set-password links, whose failures are counted the same way.
+    const redemption = await t.app.inject({
+      method: 'POST',
+      url: '/password_links/redemption',
+      payload: { token: randomBytes(32).toString('base64url'), password: 'a pass phrase long enough' },
+    })
+    expectProblem(redemption, 503, 'service_unavailable')
 
     await proxy.restore()
     // The store reconnects on its own (within a second or so): no restart of the app.
