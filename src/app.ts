@@ -6,6 +6,8 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
 import type { Db } from './db/schema.js'
 import type { App } from './http/app-types.js'
+import { registerAccessLog } from './http/access-log.js'
+import { answerClientError } from './http/client-errors.js'
 import { registerCompression } from './http/compression.js'
 import { consoleRoutes } from './http/console-assets.js'
 import { registerCors } from './http/cors.js'
@@ -14,6 +16,9 @@ import { DOCS_PREFIX, registerGuard } from './http/guard.js'
 import { registerIdempotency } from './http/idempotency.js'
 import { lazySerializerCompilers } from './http/lazy-serializers.js'
 import { registerUnknownRouteAnswers } from './http/unknown-route.js'
+import { registerUnstorableTextCheck } from './http/unstorable-text.js'
+import { registerResponseHeaders } from './http/response-headers.js'
+import { capConnections, DEFAULT_SERVER_LIMITS, serverLimitOptions, type ServerLimits } from './http/server-limits.js'
 import { openApiOptions } from './http/openapi.js'
 import { httpError, problem, sendProblem, toProblem } from './http/problem.js'
 import { RateLimiter, type RateLimitStore } from './http/rate-limit.js'
@@ -100,6 +105,8 @@ export interface AppDeps {
   consoleDirectory?: string
   /** Console session lifetime and failed sign-in limits (SESSION_TTL_SECONDS, SIGN_IN_*); defaults when absent. */
   consoleSessions?: ConsoleSessionSettings
+  /** Header, request and keep-alive timeouts and the connection cap (HTTP_*); defaults when absent. */
+  serverLimits?: ServerLimits
 }
 
 // From src/app.ts (tests) and dist/app.js (npm start) alike, the build lands in <repo>/dist/console.
@@ -145,7 +152,11 @@ export const REDACTED_LOG_PATHS = ['req.headers["service-api-key"]', 'req.header
 /** Builds the Fastify app. It never listens: `main/serve.ts` does, and tests use inject(). */
 export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services; credentials: CredentialCache }> {
   registerAjvFormats()
+  const serverLimits = deps.serverLimits ?? DEFAULT_SERVER_LIMITS
   const app = Fastify({
+    ...serverLimitOptions(serverLimits),
+    // Node's parser errors and timeouts, answered in problem+json.
+    clientErrorHandler: answerClientError,
     logger: deps.logger,
     bodyLimit: deps.bodyLimitBytes,
     trustProxy: deps.trustProxy ?? false,
@@ -161,8 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     frameworkErrors: (error, request, reply) => {
       const code = error.code === 'FST_ERR_BAD_URL' ? 'malformed_url' : 'validation_failed'
       const detail = code === 'malformed_url' ? 'The path is not a valid URL: a percent-encoding in it is not valid UTF-8.' : error.message
-      // No hook runs for these, so the request id the guard would have set is set here.
-      reply.header('X-Request-Id', request.id)
+      // No hook runs for these: sendProblem sets the request id and nosniff headers itself.
       return sendProblem(reply, problem(request, code, detail))
     },
     genReqId: (req) => {
@@ -170,20 +180,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : uuidv7()
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  capConnections(app.server, serverLimits, app.log)
 
+  registerResponseHeaders(app)
   registerDraining(app)
   registerCors(app, deps.corsOrigins ?? [])
   app.setValidatorCompiler(validatorCompiler)
   app.addSchema(ProblemSchema)
 
-  // The path without its query string: filters such as ?email= may hold personal data.
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, path: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    )
-    done()
-  })
+  registerAccessLog(app)
 
   // JSON only; the raw text is kept for Idempotency-Key fingerprints. An empty body is no body,
   // so `POST /auth/token` with a JSON content type and nothing else still works.
@@ -217,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const consoleSessions = deps.consoleSessions ?? DEFAULT_CONSOLE_SESSION_SETTINGS
   const sessions = createSessionsService({ db: deps.db, failureCounter: deps.rateLimitStore, settings: consoleSessions })
   registerGuard(app, { credentials, tokens, limiter, sessions })
+  registerUnstorableTextCheck(app)
   registerIdempotency(app, deps.db)
   await registerCompression(app)
 

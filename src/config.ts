@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { parseCorsOrigins } from './http/cors.js'
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits.js'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
@@ -29,6 +30,10 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 300 }),
   API_KEY_CACHE_SECONDS: Type.Integer({ minimum: 0, maximum: 60, default: 5 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: DEFAULT_SERVER_LIMITS.headersTimeoutMs }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: DEFAULT_SERVER_LIMITS.requestTimeoutMs }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs }),
+  HTTP_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: DEFAULT_SERVER_LIMITS.maxConnections }),
   WORKER: Type.Enum(['in-process', 'off'], { default: 'in-process' }),
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
@@ -95,6 +100,8 @@ export interface Config {
   readonly rateLimit: { readonly max: number; readonly windowSeconds: number }
   readonly apiKeyCacheSeconds: number
   readonly bodyLimitBytes: number
+  /** Header, whole-request and keep-alive timeouts and the per-process connection cap. */
+  readonly serverLimits: Readonly<ServerLimits>
   readonly worker: {
     readonly mode: Env['WORKER']
     readonly concurrency: number
@@ -177,6 +184,10 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     // A delivery still waiting for its receiver would be taken for orphaned and sent twice at once.
     throw new ConfigError('WORKER_STALE_AFTER_MS must exceed WEBHOOK_TIMEOUT_MS by more than 1000')
   }
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    // The headers are part of the request: Node refuses to start with the opposite.
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
+  }
   const cors = parseCorsOrigins(env.CORS_ORIGINS)
   if ('problem' in cors) throw new ConfigError(cors.problem)
   const database: DatabaseConfig = env.DATABASE_URL
@@ -198,6 +209,12 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     rateLimit: Object.freeze({ max: env.RATE_LIMIT_MAX, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    serverLimits: Object.freeze({
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    }),
     worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS, staleAfterMs: env.WORKER_STALE_AFTER_MS }),
     webhooks: Object.freeze({
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -190,7 +190,7 @@ describe('POST /coverage_periods/{id}/errors (operators)', () => {
 
     const res = await raiseByHand(t, operator, setup.coveragePeriod.id, {
       source: 'manual',
-      discrepancy: { parameter: 'birth_date', carrier: 'bad\u0000value' },
+      discrepancy: { parameter: 'birth_date', carrier: 'bad value' },
       kind: 'carrier_missing',
       member_id: other.subscriber.id,
       plan_id: otherPlan.id,
@@ -199,12 +199,17 @@ describe('POST /coverage_periods/{id}/errors (operators)', () => {
     expect(res.statusCode, res.body).toBe(422)
     expect(res.json().code).toBe('validation_failed')
     expect(res.json().errors.map((e: { pointer: string; code: string }) => [e.pointer, e.code])).toEqual([
-      ['/error/discrepancy/carrier', 'invalid_character'],
       ['/error/kind', 'kind_contradicts_values'],
       ['/error/comment', 'blank'],
       ['/error/member_id', 'not_in_group'],
       ['/error/plan_id', 'not_in_coverage_period'],
     ])
+
+    // Text the database cannot store is refused by the HTTP layer before anything else is looked at.
+    const unstorable = await raiseByHand(t, operator, setup.coveragePeriod.id, { source: 'manual', discrepancy: { parameter: 'birth_date', carrier: 'bad\u0000value' }, comment: '   ' })
+    expect(unstorable.statusCode, unstorable.body).toBe(422)
+    expect(unstorable.json().code).toBe('invalid_character')
+    expect(unstorable.json().errors.map((e: { pointer: string; code: string }) => [e.pointer, e.code])).toEqual([['/error/discrepancy/carrier', 'invalid_character']])
 
     const unknownUser = await raiseByHand(t, operator, setup.coveragePeriod.id, { source: 'manual', discrepancy: { parameter: 'gender' }, created_by: 'nobody@example.com' })
     expect(unknownUser.statusCode).toBe(422)

@@ -31,6 +31,11 @@ Every failure is an RFC 9457 \`application/problem+json\` body:
   \`invalid_maximum\`, \`invalid_minlength\`, \`invalid_maxlength\`, \`duplicate\` and so on.
 - Submitted values are never repeated in a problem: a rejected SSN or birth date does not come back.
 - A malformed id in a path answers 404 like an unknown one; another account's resource answers 404 too.
+- A NUL character or an unpaired UTF-16 surrogate in any string (body value or field name, text body,
+  query or path value) answers 422 \`invalid_character\` on every endpoint, before any other check;
+  \`errors[]\` points at each (the object holding a bad field name; \`""\` for a whole text body).
+- Every answer carries \`X-Request-Id\` and \`X-Content-Type-Options: nosniff\`, those the HTTP layer makes
+  before a request is complete too (431, 408, 400 \`malformed_request\`, which then close the connection).
 - 5xx bodies carry no internals (no stack, SQL or file path).
 
 | code | status | title | when, and what to do |

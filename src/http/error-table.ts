@@ -22,6 +22,10 @@ import type { PasswordLinkErrorCode } from '../modules/password-links/password-l
 export type HttpErrorCode =
   | 'malformed_json'
   | 'malformed_url'
+  | 'malformed_request'
+  | 'request_timeout'
+  | 'request_header_too_large'
+  | 'invalid_character'
   | 'invalid_credentials'
   | 'missing_credentials'
   | 'token_expired'
@@ -80,6 +84,26 @@ export const errorTable = {
     status: 400,
     title: 'Malformed URL',
     description: 'The path holds a percent-encoding that is not valid UTF-8 (such as a lone `%` or `%E0%A4`). Encode the path with encodeURIComponent.',
+  },
+  malformed_request: {
+    status: 400,
+    title: 'Malformed request',
+    description: 'The HTTP framing is broken (an invalid Content-Length or chunk size, both Content-Length and Transfer-Encoding, a bad request line). Fix the client or proxy; the connection is closed.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The headers (HTTP_HEADERS_TIMEOUT_MS, 10 s) or the whole request (HTTP_REQUEST_TIMEOUT_MS, 60 s) took too long to arrive. Retry on a new connection.',
+  },
+  request_header_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    description: 'The request line and headers exceed 16 KB (a very long URL or cookie). Send filters in a shorter URL.',
+  },
+  invalid_character: {
+    status: 422,
+    title: 'Invalid character',
+    description: 'A string (body value or field name, query or path value) holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored. errors[] points at each; remove them.',
   },
   missing_credentials: {
     status: 401,

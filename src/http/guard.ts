@@ -119,7 +119,7 @@ export function authorize(policy: AuthPolicy, identity: Identity): DomainError<E
 }
 
 /**
- * One onRequest hook per request, in this order: set X-Request-Id, authenticate, count the call against the
+ * One onRequest hook per request, in this order (X-Request-Id is already set): authenticate, count the call against the
  * account's limit (or the client address when authentication failed, so guessing keys is
  * limited too), then refuse what failed, check the CSRF token of a console session and the route's
  * policy. Public routes (`auth: 'none'`) and unknown routes skip all of it, which keeps health
@@ -139,8 +139,6 @@ export function registerGuard(app: App, deps: GuardDeps): void {
     throw new Error(`Route ${String(route.method)} ${route.url} declares no auth policy (config.auth)`)
   })
   app.addHook('onRequest', async (request, reply) => {
-    // Every response carries its request id; set here to spare the hot path a hook of its own.
-    reply.header('X-Request-Id', request.id)
     // Every route has a policy (onRoute above); should one slip through, it still needs credentials.
     const policy = request.routeOptions.config.auth ?? 'any'
     if (request.is404 || policy === 'none') return

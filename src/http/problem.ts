@@ -30,6 +30,9 @@ export function problem(request: FastifyRequest, code: ErrorCode, detail: string
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  // Also where no onRequest hook ran (Fastify's framework errors): every answer names its request.
+  reply.header('X-Request-Id', body.instance)
+  reply.header('X-Content-Type-Options', 'nosniff')
   if (body.status === 503 && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
   return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body)
 }
@@ -69,7 +72,7 @@ export function toProblem(error: FastifyError | Error, request: FastifyRequest):
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem(request, 'payload_too_large', 'The request body is larger than this service accepts.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem(request, 'malformed_json', 'Content-Length does not match the body.')
+      return problem(request, 'malformed_request', 'Content-Length does not match the body.')
   }
   if (fastifyError.statusCode === 413) return problem(request, 'payload_too_large', 'The request body is larger than this service accepts.')
   return problem(request, 'internal_error', 'An unexpected error occurred. Quote the instance when reporting it.')

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     carrierSide: config.carrierSide,
     censusBodyLimitBytes: config.censusBodyLimitBytes,
     consoleSessions: config.consoleSessions,
+    serverLimits: config.serverLimits,
   })
 
   const worker =

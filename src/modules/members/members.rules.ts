@@ -71,18 +71,5 @@ export function duplicateIdentifierProblems(items: readonly { external_identifie
   return problems
 }
 
-// PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates: such a
-// string would fail in the database (a 500) instead of being refused with a pointer.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/** Every string anywhere in `value` that the database cannot store, pointed at. */
-export function unstorableTextProblems(value: unknown, pointer: string, problems: FieldProblem[] = []): FieldProblem[] {
-  if (typeof value === 'string') {
-    if (UNSTORABLE.test(value)) problems.push({ pointer, detail: 'contains a NUL character or an unpaired surrogate', code: 'invalid_character' })
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unstorableTextProblems(item, `${pointer}/${index}`, problems))
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) unstorableTextProblems(item, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, problems)
-  }
-  return problems
-}
+/** Every string anywhere in `value` that the database cannot store, pointed at: one rule for the whole API. */
+export { unstorableTextProblems } from '../../lib/storable-text.js'
