@@ -1,6 +1,7 @@
-import { lstat, mkdir, readdir, readFile, rename } from 'node:fs/promises'
+import { lstat, readdir, readFile, rename } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { ConfigError } from '../../config.js'
+import { ensurePrivateDirectory, makeFilePrivate } from '../../lib/private-files.js'
 import { createFileTransport, SftpTransport, type TransportDefaults } from '../carrier-delivery/index.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
 
@@ -70,17 +71,21 @@ export class DirectoryInbox implements AcknowledgementInbox {
       },
       read: (name) => readFile(join(directory, name), 'utf8'),
       async markProcessed(name, now) {
-        await mkdir(processed, { recursive: true })
+        // A 999 may copy a refused element (IK4-04), an SSN among them: processed/ is kept like our 834s.
+        await ensurePrivateDirectory(processed)
         const taken = await lstat(join(processed, name)).then(
           () => true,
           () => false,
         )
+        const target = join(processed, taken ? processedNameOf(name, now) : name)
         try {
-          await rename(join(directory, name), join(processed, taken ? processedNameOf(name, now) : name))
+          await rename(join(directory, name), target)
         } catch (error) {
           // Another worker moved it first (both stored it: the second found it stored already).
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+          return
         }
+        await makeFilePrivate(target)
       },
       close: async () => undefined,
     }

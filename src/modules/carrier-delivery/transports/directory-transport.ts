@@ -1,8 +1,9 @@
 import { createReadStream, createWriteStream } from 'node:fs'
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises'
+import { lstat, open, rename, rm } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
+import { emitLooseDirectoryWarning, ensurePrivateDirectory, PRIVATE_FILE_MODE, type LooseDirectoryWarning } from '../../../lib/private-files.js'
 import {
   assertValidFileName,
   FileDeliveryError,
@@ -16,10 +17,16 @@ import {
 /**
  * Writes files into a local directory: a share the carrier collects from, a mount synchronised to
  * it, or development. Keeps the FileTransport contract with a local rename, which is atomic on one
- * file system (the `.part` lives next to the final name for that reason).
+ * file system (the `.part` lives next to the final name for that reason). 834 files hold SSNs in
+ * clear, so they are written 0600 in a 0700 directory (lib/private-files.ts).
  */
 export class DirectoryTransport implements FileTransport {
-  constructor(readonly directory: string) {}
+  private warned = false
+
+  constructor(
+    readonly directory: string,
+    private readonly warn: LooseDirectoryWarning = emitLooseDirectoryWarning,
+  ) {}
 
   describe(): string {
     return `directory ${this.directory}`
@@ -34,7 +41,11 @@ export class DirectoryTransport implements FileTransport {
     const finalPath = join(this.directory, fileName)
     const partPath = join(this.directory, partNameOf(fileName))
     try {
-      await mkdir(this.directory, { recursive: true })
+      // Once per transport: a directory that cannot be tightened would otherwise warn at every file.
+      await ensurePrivateDirectory(this.directory, (message) => {
+        if (!this.warned) this.warn(message)
+        this.warned = true
+      })
       const existing = await compareExisting(finalPath, expected)
       if (existing === 'same') return { alreadyDelivered: true }
       if (existing === 'different') {
@@ -57,8 +68,10 @@ async function writePart(partPath: string, content: () => AsyncIterable<Buffer |
     // flush: fsync before the descriptor closes, and the pipeline settles only after that close.
     // Without it a crash after the rename could leave the final name on a short file, which the
     // carrier would then collect. (FileHandle streams with autoClose off cannot be used for this:
-    // the handle then never closes.)
-    await pipeline(content(), verifiedContent(expected), createWriteStream(partPath, { flags: 'w', flush: true }))
+    // the handle then never closes.) A leftover .part is removed rather than truncated: truncating
+    // keeps the mode it was made with, and the file must be created 0600 before any byte is in it.
+    await rm(partPath, { force: true })
+    await pipeline(content(), verifiedContent(expected), createWriteStream(partPath, { flags: 'wx', mode: PRIVATE_FILE_MODE, flush: true }))
   } catch (error) {
     // A failed attempt's .part would be overwritten by the retry anyway; removing it keeps the
     // directory the carrier browses free of debris when no retry comes.
