@@ -109,6 +109,52 @@ describe('text PostgreSQL cannot store answers 422 invalid_character, never 500'
   })
 })
 
+describe('every operation of the OpenAPI document refuses unstorable text', () => {
+  type Operation = { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; path: string }
+  const operations = async (): Promise<Operation[]> => {
+    const document = (await t.app.swagger()) as { paths: Record<string, Record<string, unknown>> }
+    return Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods)
+        .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map((method) => ({ method: method.toUpperCase() as Operation['method'], path })),
+    )
+  }
+  // Session-only routes refuse an API key before anything else (401); the acknowledgement route's
+  // parser refuses JSON (415) before the body is looked at. Neither reaches the database.
+  const refusedEarlier = (res: LightMyRequestResponse) => (res.statusCode === 401 && res.json().code === 'missing_credentials') || res.statusCode === 415
+
+  it('when any path value or query value holds a NUL character, then every operation answers 422 invalid_character, none a 5xx', async () => {
+    const all = await operations()
+    expect(all.length).toBeGreaterThan(50)
+    const early: string[] = []
+    for (const { method, path } of all) {
+      const url = path.replace(/\{[^}]+\}/g, 'a%00b')
+      const res = await call(t.app, operator, method, `${url}?probe=%00`)
+      if (refusedEarlier(res) && early.push(`${method} ${path}`)) continue
+      expect(res.statusCode, `${method} ${path}: ${res.body}`).toBe(422)
+      expect(res.json().code, `${method} ${path}`).toBe('invalid_character')
+      const named = res.json().errors.map((e: { parameter?: string }) => e.parameter)
+      expect(named, `${method} ${path}`).toContain('probe')
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) expect(named, `${method} ${path}`).toContain(name)
+    }
+    expect(early).toEqual(['GET /session', 'DELETE /session'])
+  })
+
+  it('when any body holds a NUL character or an unpaired surrogate, then every operation taking a body answers 422 invalid_character at its pointer', async () => {
+    const all = (await operations()).filter(({ method }) => ['POST', 'PUT', 'PATCH'].includes(method))
+    expect(all.length).toBeGreaterThan(20)
+    const early: string[] = []
+    for (const { method, path } of all) {
+      const url = path.replace(/\{[^}]+\}/g, '0193a4b2-0000-7000-8000-000000000001')
+      const res = await call(t.app, operator, method, url, JSON.stringify({ probe: { nul: NUL, lone: [LONE_SURROGATE] } }), { 'content-type': 'application/json' })
+      if (refusedEarlier(res) && early.push(`${method} ${path}`)) continue
+      expect(res.statusCode, `${method} ${path}: ${res.body}`).toBe(422)
+      expect(res.json().errors.map((e: { pointer?: string }) => e.pointer), `${method} ${path}`).toEqual(['/probe/nul', '/probe/lone/0'])
+    }
+    expect(early).toEqual(['POST /file_deliveries/{id}/acknowledgements'])
+  })
+})
+
 describe('every answer carries X-Request-Id and nosniff; the HTTP layer answers in problem+json', () => {
   it('when a JSON answer succeeds, then it carries nosniff and a request id', async () => {
     for (const res of [await call(t.app, partner, 'GET', '/groups'), await call(t.app, null, 'GET', '/healthz')]) {
