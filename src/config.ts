@@ -6,7 +6,7 @@ import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits.j
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
-import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, MAX_HOST_BACKOFF_SECONDS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
 /**
  * Every environment variable the service reads, in one schema. `loadConfig` is called once by the
@@ -44,6 +44,9 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE_URLS: Type.Optional(Type.Boolean()),
   WEBHOOK_SECRET_OVERLAP_SECONDS: Type.Integer({ minimum: 0, maximum: 7 * 86_400, default: DEFAULT_WEBHOOK_SETTINGS.secretOverlapSeconds }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: DEFAULT_WEBHOOK_SETTINGS.concurrency }),
+  WATCHERS_PER_ACCOUNT_LIMIT: Type.Integer({ minimum: 1, maximum: 10_000, default: DEFAULT_WEBHOOK_SETTINGS.watchersPerAccountLimit }),
+  WEBHOOK_HOST_FAILURE_THRESHOLD: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_WEBHOOK_SETTINGS.hostFailureThreshold }),
+  WEBHOOK_HOST_BACKOFF_SECONDS: Type.Integer({ minimum: 1, maximum: MAX_HOST_BACKOFF_SECONDS, default: DEFAULT_WEBHOOK_SETTINGS.hostBackoffSeconds }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   // Comma-separated browser origins allowed to call the API cross-origin; unset: CORS is off.
@@ -222,6 +225,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       ...webhookAddressAllowance(env),
       secretOverlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      watchersPerAccountLimit: env.WATCHERS_PER_ACCOUNT_LIMIT,
+      hostFailureThreshold: env.WEBHOOK_HOST_FAILURE_THRESHOLD,
+      hostBackoffSeconds: env.WEBHOOK_HOST_BACKOFF_SECONDS,
     }),
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,

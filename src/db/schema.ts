@@ -632,6 +632,21 @@ export interface JobsTable {
   last_error: string | null
   created_at: Timestamp
   finished_at: NullableTimestamp
+  /** Whom the job's work is for (a webhook delivery's account): the claim shares slots across them (0014). */
+  fairness_key: string | null
+  /** Where the work goes (a receiver's origin): the claim caps and backs off each one (0014). */
+  destination: string | null
+}
+
+/** How a destination of jobs has been answering (migrations/0014_webhook_fairness.sql). */
+export interface DestinationHealthTable {
+  destination: string
+  consecutive_failures: Generated<number>
+  blocks: Generated<number>
+  blocked_until: NullableTimestamp
+  last_success_at: NullableTimestamp
+  last_error: string | null
+  updated_at: Timestamp
 }
 
 export interface JobAttemptsTable {
@@ -670,6 +685,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable
   jobs: JobsTable
   job_attempts: JobAttemptsTable
+  destination_health: DestinationHealthTable
   audit_events: AuditEventsTable
   locations: LocationsTable
   producers_of_record: ProducersOfRecordTable

@@ -342,6 +342,11 @@ export const errorTable = {
     title: 'Watcher disabled',
     description: 'The watcher is disabled; re-enable it with PATCH /watchers/{id} and status active, then retry.',
   },
+  watcher_limit_reached: {
+    status: 422,
+    title: 'Watcher limit reached',
+    description: 'The account has as many watchers as it may (WATCHERS_PER_ACCOUNT_LIMIT, 25 by default; deleted ones do not count). Delete or reuse one.',
+  },
   file_delivery_not_found: {
     status: 404,
     title: 'File delivery not found',

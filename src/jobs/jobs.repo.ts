@@ -9,9 +9,35 @@ import { uuidv7 } from '../lib/ids.js'
  * any number of workers poll the same table: a row one of them is claiming is invisible to the
  * others, so no job runs twice. Restricting to known names means a worker of an older release
  * leaves a newer job for a worker that knows it, instead of failing it.
+ *
+ * Fairness (issue 15), for jobs that name a `fairness_key` (an account) and a `destination` (a
+ * receiver's origin); others are taken oldest first as before:
+ * - Round-robin: due jobs are taken in rounds, the oldest job of every account and of every
+ *   destination first, then the second oldest of each, and so on; so a fresh job of one account
+ *   is taken in the next claim however long another account's backlog is.
+ * - Caps: jobs to destinations not known to answer (no answer within the hour, or failing since)
+ *   may hold at most half of this worker's slots per destination and half per account, so the
+ *   other half is always there for everyone else; jobs to receivers that answer are not capped,
+ *   so one account alone still has every slot, and a burst drains at full speed.
+ * - Back-off: a blocked destination's jobs wait; once the block ends one job goes as a probe,
+ *   and no other until it has answered (destination_health, recorded by the job's handler).
+ * The worker's slots are the jobs it holds plus `limit`, the free ones it asks to fill.
  */
 export async function claimDueJobs(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
   if (names.length === 0) return []
+  // Most polls find nothing due, and most jobs name no fairness key: both are answered by a cheap
+  // look first (on the embedded database, queries share the event loop with everything else).
+  const due = await sql<{ fair: boolean }>`
+    select fairness_key is not null or destination is not null as fair from jobs
+    where status = 'pending' and run_at <= now() and name = any(${[...names]}::text[])
+    order by fairness_key is null and destination is null
+    limit 1`.execute(db)
+  const first = due.rows[0]
+  if (!first) return []
+  return first.fair ? claimFairly(db, workerId, limit, names) : claimOldestFirst(db, workerId, limit, names)
+}
+
+async function claimOldestFirst(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
   const result = await sql<JobRow>`
     update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
     where id in (
@@ -20,6 +46,57 @@ export async function claimDueJobs(db: Executor, workerId: string, limit: number
       order by run_at, id
       limit ${limit}
       for update skip locked)
+    returning *`.execute(db)
+  return result.rows
+}
+
+async function claimFairly(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
+  const result = await sql<JobRow>`
+    with slots as (
+      select count(*) + ${limit}::int as total from jobs where status = 'running' and locked_by = ${workerId}
+    ),
+    health as (
+      select destination,
+        consecutive_failures = 0 and coalesce(last_success_at > now() - interval '1 hour', false) as trusted,
+        coalesce(blocked_until > now(), false) as blocked,
+        coalesce(blocked_until <= now(), false) as probing
+      from destination_health
+    ),
+    held as (
+      select j.fairness_key, j.destination from jobs j left join health h on h.destination = j.destination
+      where j.status = 'running' and j.locked_by = ${workerId} and j.destination is not null and not coalesce(h.trusted, false)
+    ),
+    probed as (
+      select distinct j.destination from jobs j join health h on h.destination = j.destination and h.probing where j.status = 'running'
+    ),
+    due as (
+      select j.id, j.run_at, j.fairness_key, j.destination,
+        j.destination is null or coalesce(h.trusted, false) as trusted,
+        coalesce(h.probing, false) as probing,
+        row_number() over (partition by coalesce(j.fairness_key, j.id::text) order by j.run_at, j.id) as key_round,
+        row_number() over (partition by coalesce(j.destination, j.id::text) order by j.run_at, j.id) as destination_round
+      from jobs j left join health h on h.destination = j.destination
+      where j.status = 'pending' and j.run_at <= now() and j.name = any(${[...names]}::text[])
+        and not coalesce(h.blocked, false)
+        and (j.destination is null or j.destination not in (select destination from probed))
+    ),
+    capped as (
+      select id,
+        row_number() over (partition by destination order by run_at, id) + (select count(*) from held where held.destination = due.destination) as destination_load,
+        row_number() over (partition by fairness_key order by run_at, id) + (select count(*) from held where held.fairness_key = due.fairness_key) as key_load
+      from due where not trusted
+    ),
+    chosen as (
+      select due.id from due left join capped on capped.id = due.id cross join slots
+      where due.trusted or (
+        capped.destination_load <= greatest(1, ceil(slots.total / 2.0))
+        and (due.fairness_key is null or capped.key_load <= greatest(1, ceil(slots.total / 2.0)))
+        and (not due.probing or capped.destination_load = 1))
+      order by greatest(due.key_round, due.destination_round), due.run_at, due.id
+      limit ${limit}
+    )
+    update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
+    where id in (select id from jobs where id in (select id from chosen) and status = 'pending' for update skip locked)
     returning *`.execute(db)
   return result.rows
 }

@@ -4,6 +4,20 @@ import type { Executor } from '../db/schema.js'
 import type { JobSpec } from './job-definition.js'
 
 /**
+ * Whom a job's work is for and where it goes, for jobs that must share workers fairly (webhook
+ * deliveries): the claim round-robins across `key`s and `destination`s and backs off failing
+ * destinations (claimDueJobs). Jobs without it are claimed oldest first.
+ */
+export interface JobFairness {
+  key: string
+  destination: string | null
+}
+
+function fairnessColumns(fairness: JobFairness | undefined) {
+  return { fairness_key: fairness?.key ?? null, destination: fairness?.destination ?? null }
+}
+
+/**
  * Adds a job to the outbox. Pass the transaction of the change that needs the job: the job then
  * exists exactly when the change commits, never for a rolled-back one.
  */
@@ -11,7 +25,7 @@ export async function enqueueJob<S extends TSchema>(
   tx: Executor,
   definition: JobSpec<S>,
   payload: Static<S>,
-  options: { runAt?: Date } = {},
+  options: { runAt?: Date; fairness?: JobFairness } = {},
 ): Promise<string> {
   if (!definition.check(payload)) throw new Error(`Payload of job ${definition.name} does not match its schema`)
   const id = uuidv7()
@@ -27,6 +41,7 @@ export async function enqueueJob<S extends TSchema>(
       locked_by: null,
       last_error: null,
       finished_at: null,
+      ...fairnessColumns(options.fairness),
     })
     .execute()
   return id
@@ -35,7 +50,12 @@ export async function enqueueJob<S extends TSchema>(
 const JOB_INSERT_BATCH = 1000
 
 /** Adds many jobs of one kind in multi-row inserts: for changes that touch thousands of rows at once. */
-export async function enqueueJobs<S extends TSchema>(tx: Executor, definition: JobSpec<S>, payloads: readonly Static<S>[], options: { runAt?: Date } = {}): Promise<void> {
+export async function enqueueJobs<S extends TSchema>(
+  tx: Executor,
+  definition: JobSpec<S>,
+  payloads: readonly Static<S>[],
+  options: { runAt?: Date; fairness?: (payload: Static<S>) => JobFairness } = {},
+): Promise<void> {
   const runAt = options.runAt ?? new Date()
   for (let start = 0; start < payloads.length; start += JOB_INSERT_BATCH) {
     const rows = payloads.slice(start, start + JOB_INSERT_BATCH).map((payload) => {
@@ -50,6 +70,7 @@ export async function enqueueJobs<S extends TSchema>(tx: Executor, definition: J
         locked_by: null,
         last_error: null,
         finished_at: null,
+        ...fairnessColumns(options.fairness?.(payload)),
       }
     })
     await tx.insertInto('jobs').values(rows).execute()

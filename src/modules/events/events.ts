@@ -2,7 +2,8 @@ import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { Executor } from '../../db/schema.js'
 import { defineJobSpec } from '../../jobs/job-definition.js'
-import { enqueueJobs } from '../../jobs/outbox.js'
+import { enqueueJobs, type JobFairness } from '../../jobs/outbox.js'
+import { destinationOf } from '../../lib/destination.js'
 import { uuidv7 } from '../../lib/ids.js'
 
 /** Every event a watcher can subscribe to (api-contract.md section 6). */
@@ -121,7 +122,7 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
   const watchers = await tx
     .selectFrom('watchers')
     .innerJoin('accounts', 'accounts.id', 'watchers.account_id')
-    .select(['watchers.id', 'watchers.account_id', 'watchers.event_types', 'watchers.coverage_period_id', 'watchers.group_id', 'accounts.kind'])
+    .select(['watchers.id', 'watchers.account_id', 'watchers.url', 'watchers.event_types', 'watchers.coverage_period_id', 'watchers.group_id', 'accounts.kind'])
     .where((eb) => eb.or([eb('watchers.account_id', 'in', accountIds), eb('accounts.kind', '=', 'service')]))
     .where('watchers.status', '=', 'active')
     .where('watchers.deleted_at', 'is', null)
@@ -131,6 +132,8 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
   if (watchers.length === 0) return 0
 
   const deliveries = []
+  // Each delivery's job names its account and receiver, so the claim shares slots fairly (issue 15).
+  const fairness = new Map<string, JobFairness>()
   for (const event of events) {
     const wanting = watchers.filter(
       (w) =>
@@ -143,8 +146,10 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
     const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), account_id: event.accountId, data: webhookSafeData(event.data) }
     const body = JSON.stringify(payload)
     for (const watcher of wanting) {
+      const id = uuidv7()
+      fairness.set(id, { key: watcher.account_id, destination: destinationOf(watcher.url) })
       deliveries.push({
-        id: uuidv7(),
+        id,
         account_id: watcher.account_id,
         watcher_id: watcher.id,
         event_id: payload.id,
@@ -162,6 +167,9 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
   for (let start = 0; start < deliveries.length; start += DELIVERY_INSERT_BATCH) {
     await tx.insertInto('watcher_deliveries').values(deliveries.slice(start, start + DELIVERY_INSERT_BATCH)).execute()
   }
-  await enqueueJobs(tx, WEBHOOK_DELIVERY_JOB, deliveries.map((delivery) => ({ delivery_id: delivery.id, attempt: 1 })), { runAt: now })
+  await enqueueJobs(tx, WEBHOOK_DELIVERY_JOB, deliveries.map((delivery) => ({ delivery_id: delivery.id, attempt: 1 })), {
+    runAt: now,
+    fairness: (payload) => fairness.get(payload.delivery_id)!,
+  })
   return deliveries.length
 }

@@ -37,7 +37,7 @@ export async function findDelivery(db: Executor, scope: AccountScope, id: string
 export async function findDeliveryForUpdate(tx: Executor, scope: AccountScope, id: string) {
   return deliveriesInScope(tx, scope)
     .selectAll('watcher_deliveries')
-    .select('watchers.status as watcher_status')
+    .select(['watchers.status as watcher_status', 'watchers.url'])
     .where('watcher_deliveries.id', '=', id)
     .forUpdate('watcher_deliveries')
     .executeTakeFirst()

@@ -7,6 +7,7 @@ import { orderedPayload, WEBHOOK_DELIVERY_JOB, type EventType } from '../events/
 import * as repo from './watcher-deliveries.repo.js'
 import { deliveryNotFound, deliveryPending, watcherDisabled, watcherNotFound } from './watchers.errors.js'
 import { findWatcher } from './watchers.repo.js'
+import { deliveryFairness } from './webhook-delivery.job.js'
 import type { Delivery } from './watchers.schema.js'
 
 export function presentDelivery(row: repo.DeliveryRow, attempts: readonly repo.AttemptRow[]): Delivery {
@@ -69,7 +70,7 @@ export function createWatcherDeliveriesService({ db }: { db: Db }) {
         if (locked.watcher_status !== 'active') throw watcherDisabled()
         const now = new Date()
         const updated = await repo.updateDelivery(tx, id, { status: 'pending', next_attempt_at: now, updated_at: now })
-        await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: id, attempt: locked.attempts + 1, manual: true }, { runAt: now })
+        await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: id, attempt: locked.attempts + 1, manual: true }, { runAt: now, fairness: deliveryFairness(locked) })
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher_delivery.retried', resourceType: 'watcher_delivery', resourceId: id })
         return updated
       })

@@ -1,6 +1,6 @@
 import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
 
-export type WatcherErrorCode = 'watcher_not_found' | 'watcher_delivery_not_found' | 'watcher_delivery_pending' | 'watcher_disabled'
+export type WatcherErrorCode = 'watcher_not_found' | 'watcher_delivery_not_found' | 'watcher_delivery_pending' | 'watcher_disabled' | 'watcher_limit_reached'
 
 export const watcherNotFound = () => new DomainError<WatcherErrorCode>('watcher_not_found', 'No watcher has this id in your account.')
 
@@ -17,6 +17,12 @@ export const watcherDisabled = () =>
   new DomainError<WatcherErrorCode>(
     'watcher_disabled',
     'The watcher of this delivery is disabled; re-enable it with PATCH /watchers/{id} {"watcher": {"status": "active"}} first.',
+  )
+
+export const watcherLimitReached = (limit: number) =>
+  new DomainError<WatcherErrorCode>(
+    'watcher_limit_reached',
+    `Your account already has ${limit} watchers, the most it may have. Delete one (DELETE /watchers/{id}) or change an existing one instead.`,
   )
 
 export const watcherValidationFailed = (problems: readonly FieldProblem[]) =>

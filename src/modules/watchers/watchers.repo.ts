@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { selectPage } from '../../db/paging.js'
 import type { Executor, WatchersTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -28,12 +28,33 @@ export async function listWatchers(db: Executor, scope: AccountScope, filters: {
   return selectPage(query, pageReq, (q) => q.selectAll())
 }
 
+/**
+ * Counts the account's watchers that are not deleted, after locking the account's row: two
+ * creations racing for the last free place then count one after the other, so the limit holds.
+ */
+export async function countWatchersLocked(tx: Executor, accountId: string): Promise<number> {
+  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst()
+  const row = await tx.selectFrom('watchers').select((eb) => eb.fn.countAll<string>().as('count')).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
 export async function insertWatcher(tx: Executor, row: Insertable<WatchersTable>): Promise<WatcherRow> {
   return tx.insertInto('watchers').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
 export async function updateWatcher(tx: Executor, id: string, values: Updateable<WatchersTable>): Promise<WatcherRow> {
   return tx.updateTable('watchers').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/**
+ * Points the queued delivery jobs of a watcher whose URL changed at the new destination, so the
+ * claim caps and backs them off by where they will really go.
+ */
+export async function retargetQueuedDeliveries(tx: Executor, watcherId: string, destination: string | null): Promise<void> {
+  await sql`
+    update jobs set destination = ${destination}
+    where name = 'webhook.deliver' and status in ('pending', 'running')
+      and (payload->>'delivery_id')::uuid in (select id from watcher_deliveries where watcher_id = ${watcherId} and status = 'pending')`.execute(tx)
 }
 
 /** The coverage period a filter names, if the caller sees it, with its group. */

@@ -36,10 +36,11 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
         summary: 'Subscribe a URL to events (webhooks)',
         description:
           `Answers the watcher with its signing \`secret\` (whsec_...), shown only here and on rotation: store it. ` +
-          `\`event_types\` lists each event at most once. ${FILTERS} ${URL_RULES} ${DELIVERY}`,
+          `\`event_types\` lists each event at most once. An account has at most 25 watchers by default (WATCHERS_PER_ACCOUNT_LIMIT; deleted ones do not count; ` +
+          `422 watcher_limit_reached). ${FILTERS} ${URL_RULES} ${DELIVERY}`,
         tags,
         body: CreateWatcherBody,
-        response: { 201: WatcherWithSecretResponse, ...problemResponses('validation_failed') },
+        response: { 201: WatcherWithSecretResponse, ...problemResponses('validation_failed', 'watcher_limit_reached') },
       },
     },
     async (request, reply) => {

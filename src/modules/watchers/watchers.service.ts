@@ -3,6 +3,7 @@ import type { PageRequest } from '../../http/pagination.js'
 import { accountScopeOf, isOperator, type AccountScope, type Actor } from '../../lib/actor.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
+import { destinationOf } from '../../lib/destination.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { outboundUrlRefusal, type ResolveHost } from '../../lib/outbound-url.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
@@ -10,7 +11,7 @@ import type { EventType } from '../events/events.js'
 import { unstorableTextProblems } from '../members/index.js'
 import { generateWebhookSecret } from './webhook-signature.js'
 import type { WebhookSettings } from './webhook-settings.js'
-import { watcherNotFound, watcherValidationFailed } from './watchers.errors.js'
+import { watcherLimitReached, watcherNotFound, watcherValidationFailed } from './watchers.errors.js'
 import * as repo from './watchers.repo.js'
 import type { Watcher, WatcherInput, WatcherUpdate, WatcherWithSecret } from './watchers.schema.js'
 
@@ -94,6 +95,8 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
       const secret = generateWebhookSecret()
       const now = new Date()
       const row = await db.transaction().execute(async (tx) => {
+        // Each watcher's deliveries take worker time; a cap keeps one account's share bounded.
+        if ((await repo.countWatchersLocked(tx, actor.accountId)) >= settings.watchersPerAccountLimit) throw watcherLimitReached(settings.watchersPerAccountLimit)
         const inserted = await repo.insertWatcher(tx, {
           id: uuidv7(),
           account_id: actor.accountId,
@@ -149,6 +152,7 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
           ...statusChange,
           updated_at: new Date(),
         })
+        if (update.url !== undefined && update.url !== locked.url) await repo.retargetQueuedDeliveries(tx, id, destinationOf(update.url))
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher.updated', resourceType: 'watcher', resourceId: id })
         return updated
       })

@@ -1,12 +1,14 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/schema.js'
 import { defineJob, type JobContext, type JobDefinition } from '../../jobs/job-definition.js'
-import { enqueueJob } from '../../jobs/outbox.js'
+import { enqueueJob, type JobFairness } from '../../jobs/outbox.js'
+import { destinationOf } from '../../lib/destination.js'
 import { systemActor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { systemResolveHost, type ResolveHost } from '../../lib/outbound-url.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { orderedPayload, WEBHOOK_DELIVERY_JOB } from '../events/events.js'
+import { recordDestinationAnswered, recordDestinationFailure } from './destination-health.repo.js'
 import * as repo from './watcher-deliveries.repo.js'
 import { nextAttemptAt, verdictOf, type Verdict } from './webhook-delivery.rules.js'
 import { sendWebhook, type SendResult } from './webhook-sender.js'
@@ -17,6 +19,10 @@ export const WEBHOOK_USER_AGENT = 'Enrollsync-Webhooks/1.0'
 
 type Payload = Static<typeof WEBHOOK_DELIVERY_JOB.payload>
 
+/** Whom a delivery's job is for and where it goes, for the fair claim (claimDueJobs). */
+export function deliveryFairness(target: { account_id: string; url: string }): JobFairness {
+  return { key: target.account_id, destination: destinationOf(target.url) }
+}
 
 function secretsInUse(target: repo.DeliveryTarget, now: Date): string[] {
   const previous = target.previous_secret && target.previous_secret_expires_at && target.previous_secret_expires_at > now ? [target.previous_secret] : []
@@ -67,13 +73,34 @@ async function recordOutcome(db: Db, settings: WebhookSettings, { payload, targe
     }
     const next = verdict.kind === 'retryable' && !payload.manual ? nextAttemptAt(settings.retryScheduleSeconds, payload.attempt, now) : null
     await repo.updateDelivery(tx, target.id, { ...common, status: next ? 'pending' : 'failed', last_error: verdict.error, next_attempt_at: next })
-    if (next) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: target.id, attempt: payload.attempt + 1 }, { runAt: next })
+    if (next) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: target.id, attempt: payload.attempt + 1 }, { runAt: next, fairness: deliveryFairness(target) })
     if (verdict.kind === 'gone') {
       const accountId = await repo.disableWatcher(tx, target.watcher_id, 'the receiver answered 410 Gone', now)
       if (accountId) await recordAuditEvent(tx, systemActor(accountId), { accountId, action: 'watcher.disabled', resourceType: 'watcher', resourceId: target.watcher_id })
     }
     return next ? 'retryable' : verdict.kind
   })
+}
+
+/**
+ * Tells the claim how the receiver's origin answered: any status clears it; no answer (connection
+ * failure, timeout) counts towards backing it off for all its deliveries. A refused address says
+ * nothing about the receiver. A failure to record is logged: the attempt itself is recorded.
+ */
+async function reportDestinationHealth(db: Db, settings: WebhookSettings, url: string, result: SendResult, log: JobContext['log']): Promise<void> {
+  const destination = destinationOf(url)
+  if (!destination || result.refused) return
+  try {
+    if (result.statusCode !== null) return await recordDestinationAnswered(db, destination)
+    const blockedUntil = await recordDestinationFailure(db, destination, result.error ?? 'no response', {
+      threshold: settings.hostFailureThreshold,
+      firstBlockSeconds: settings.hostBackoffSeconds,
+    })
+    // The origin only (never the URL's path or query, which may hold a token).
+    if (blockedUntil) log.warn({ destination, blockedUntil }, 'webhook destination backed off')
+  } catch (error) {
+    log.error({ err: error }, 'could not record how a webhook destination answered')
+  }
 }
 
 export interface WebhookDeliveryJobDeps {
@@ -122,6 +149,7 @@ export function createWebhookDeliveryJob({ settings, resolveHost = systemResolve
       )
       const verdict = verdictOf(result)
       const recorded = await recordOutcome(db, settings, { payload, target, result, verdict, startedAt })
+      await reportDestinationHealth(db, settings, target.url, result, log)
       // Neither the URL (it may hold a token) nor any header is logged.
       log.info(
         { deliveryId: target.id, watcherId: target.watcher_id, attempt: payload.attempt, statusCode: result.statusCode, ms: result.durationMs, outcome: recorded },

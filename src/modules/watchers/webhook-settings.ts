@@ -12,6 +12,12 @@ export interface WebhookSettings {
   readonly secretOverlapSeconds: number
   /** Deliveries a worker sends at once, in slots of their own (see createWorkers). */
   readonly concurrency: number
+  /** Watchers an account may have (deleted ones do not count). */
+  readonly watchersPerAccountLimit: number
+  /** Consecutive connection failures or timeouts after which a destination is backed off. */
+  readonly hostFailureThreshold: number
+  /** How long the first back-off lasts; each failed probe doubles it, up to an hour. */
+  readonly hostBackoffSeconds: number
 }
 
 /** Immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts over about a day and a half. */
@@ -24,6 +30,12 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = Object.freeze({
   allowLoopbackUrls: false,
   secretOverlapSeconds: 86_400,
   concurrency: 16,
+  watchersPerAccountLimit: 25,
+  hostFailureThreshold: 5,
+  hostBackoffSeconds: 30,
 })
+
+/** The longest a destination is blocked, however often its probes fail. */
+export const MAX_HOST_BACKOFF_SECONDS = 3600
 
 export const DEFAULT_WORKER_STALE_AFTER_MS = 300_000
