@@ -3,14 +3,18 @@ import type { FieldProblem } from './domain-error.js'
 // PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates (text
 // would silently get U+FFFD instead): such a string fails in the database (a 500) or is changed on
 // the way in, so it is refused up front with a pointer. The one definition every check uses.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+// String.prototype.isWellFormed (ES2024, in Node 20) is not in the ES2023 lib this project compiles
+// against. It is about eight times faster than a regular expression with lookarounds, which
+// matters on a 256 MiB census body.
+type Es2024String = string & { isWellFormed(): boolean }
 
 export const UNSTORABLE_TEXT_DETAIL = 'contains a NUL character or an unpaired surrogate'
 export const UNSTORABLE_NAME_DETAIL = 'has a field name that contains a NUL character or an unpaired surrogate'
 
 /** Whether PostgreSQL can store the text as it is. */
 export function isStorableText(text: string): boolean {
-  return !UNSTORABLE.test(text)
+  return !text.includes('\u0000') && (text as Es2024String).isWellFormed()
 }
 
 export function escapePointerToken(token: string): string {
