@@ -1,8 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { InsertQueryNode, sql, type KyselyPlugin } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestFingerprint } from '../src/http/idempotency.js'
-import { claimIdempotencyKey } from '../src/http/idempotency.repo.js'
 import { call, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
@@ -141,44 +140,6 @@ describe('Idempotency-Key on POST', () => {
     expect(res.json().code).toBe('idempotency_key_reused')
     const user = await call(t.app, partner, 'GET', `/users/${created.json().user.id}`)
     expect(user.json().user).not.toHaveProperty('deactivated_at')
-  })
-
-  it('when the first request with the key is still in flight, then 409 idempotency_request_in_progress', async () => {
-    const partner = await t.newPartner()
-    const key = newKey()
-    const body = JSON.stringify({ user: { email: 'busy@example.com' } })
-    // The fingerprint of `POST /users` with exactly this body, claimed as a concurrent request would.
-    const fingerprint = createHash('sha256').update('POST /users\n').update(body).digest('hex')
-    expect(await claimIdempotencyKey(t.db, partner.accountId, key, fingerprint)).toEqual({ kind: 'claimed' })
-
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/users',
-      headers: { 'service-api-key': partner.apiKey, 'idempotency-key': key, 'content-type': 'application/json' },
-      payload: body,
-    })
-    expect(res.statusCode).toBe(409)
-    expect(res.json()).toMatchObject({ status: 409, code: 'idempotency_request_in_progress' })
-    expect(await userEmails(partner)).toEqual([])
-  })
-
-  it('when an in-flight claim was abandoned more than two minutes ago, then the same request takes it over and runs', async () => {
-    const partner = await t.newPartner()
-    const key = newKey()
-    const body = JSON.stringify({ user: { email: 'orphan@example.com' } })
-    const fingerprint = createHash('sha256').update('POST /users\n').update(body).digest('hex')
-    await claimIdempotencyKey(t.db, partner.accountId, key, fingerprint)
-    await sql`update idempotency_keys set locked_at = now() - interval '3 minutes'
-              where account_id = ${partner.accountId} and key = ${key}`.execute(t.db)
-
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/users',
-      headers: { 'service-api-key': partner.apiKey, 'idempotency-key': key, 'content-type': 'application/json' },
-      payload: body,
-    })
-    expect(res.statusCode).toBe(201)
-    expect(await userEmails(partner)).toEqual(['orphan@example.com'])
   })
 
   it('when two accounts use the same key, then each request runs in its own account', async () => {

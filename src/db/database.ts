@@ -4,6 +4,7 @@ import pg from 'pg'
 import type { DatabaseConfig } from '../config.js'
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js'
 import { preparedStatementName } from './prepared.js'
+import { requestAwareDialect } from './request-aware-driver.js'
 import type { Database, Db } from './schema.js'
 
 // Return int8 (counts) as numbers: every count we serve is far below 2^53.
@@ -106,7 +107,9 @@ function reportIdleConnectionError(error: Error): void {
 }
 
 function wrap(pool: pg.Pool, kind: DatabaseHandle['kind'], afterPoolEnd: () => Promise<void>): DatabaseHandle {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // Request-aware: inside a request transaction (src/db/request-transaction.ts) every query of
+  // this Db and of every Kysely made from it runs in that transaction.
+  const db = new Kysely<Database>({ dialect: requestAwareDialect(new PostgresDialect({ pool })) })
   let closed = false
   return {
     db,

@@ -2,75 +2,78 @@ import { sql } from 'kysely'
 import type { Executor } from '../db/schema.js'
 
 export const IDEMPOTENCY_TTL_HOURS = 24
-/** An in-flight claim older than this is taken to be abandoned (its process died mid-request). */
-const ABANDONED_AFTER_SECONDS = 120
+/**
+ * Seed of the advisory lock's hash, so that (account, key) locks do not share numbers with the
+ * other advisory locks of the database (the migrator's) by more than chance.
+ */
+const LOCK_NAMESPACE = 834_15
 
-export type Claim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; headers: Record<string, string>; body: string }
-  | { kind: 'in_flight' }
-  | { kind: 'mismatch' }
+export interface StoredAnswer {
+  fingerprint: string
+  status: number
+  headers: Record<string, string>
+  body: string
+}
 
 /**
- * Claims (account, key) for this request in one statement: a new key, an expired one or an
- * abandoned claim of the same request is (re)taken; otherwise the stored row decides. Two
- * concurrent requests with one key cannot both claim it: the primary key serialises them.
+ * Takes (account, key) for the transaction `tx`, without waiting: false when another request
+ * with the key holds it (its transaction is still open). Released when `tx` ends, however it
+ * ends, so a request that dies leaves no lock behind.
  */
-export async function claimIdempotencyKey(db: Executor, accountId: string, key: string, fingerprint: string): Promise<Claim> {
-  const claimed = await sql<{ key: string }>`
-    insert into idempotency_keys (account_id, key, request_fingerprint, state, locked_at, created_at, expires_at)
-    values (${accountId}, ${key}, ${fingerprint}, 'in_flight', now(), now(), now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
-    on conflict (account_id, key) do update set
-      request_fingerprint = excluded.request_fingerprint, state = 'in_flight',
-      response_status = null, response_headers = null, response_body = null,
-      locked_at = now(), created_at = now(), expires_at = excluded.expires_at
-    where idempotency_keys.expires_at <= now()
-       or (idempotency_keys.state = 'in_flight'
-           and idempotency_keys.request_fingerprint = excluded.request_fingerprint
-           and idempotency_keys.locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS}))
-    returning key`.execute(db)
-  if (claimed.rows.length > 0) return { kind: 'claimed' }
+export async function tryLockIdempotencyKey(tx: Executor, accountId: string, key: string): Promise<boolean> {
+  const result = await sql<{ locked: boolean }>`
+    select pg_try_advisory_xact_lock(hashtextextended(${accountId}::text || ' ' || ${key}::text, ${LOCK_NAMESPACE})) as locked`.execute(tx)
+  return result.rows[0]?.locked === true
+}
 
-  const existing = await db
+/**
+ * The answer stored for (account, key) within its 24 hours. Rows left `in_flight` by the
+ * version before answers were stored with the change are not answers: ignored, and replaced
+ * when the request runs.
+ */
+export async function findStoredAnswer(db: Executor, accountId: string, key: string): Promise<StoredAnswer | undefined> {
+  const row = await db
     .selectFrom('idempotency_keys')
-    .select(['request_fingerprint', 'state', 'response_status', 'response_headers', 'response_body'])
+    .select(['request_fingerprint', 'response_status', 'response_headers', 'response_body'])
     .where('account_id', '=', accountId)
     .where('key', '=', key)
+    .where('state', '=', 'completed')
+    .where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst()
-  // Deleted between the two statements (its request failed with a 5xx): the client may retry.
-  if (!existing) return claimIdempotencyKey(db, accountId, key, fingerprint)
-  if (existing.request_fingerprint !== fingerprint) return { kind: 'mismatch' }
-  if (existing.state === 'in_flight') return { kind: 'in_flight' }
+  if (!row) return undefined
   return {
-    kind: 'replay',
-    status: existing.response_status ?? 200,
-    headers: existing.response_headers ?? {},
-    body: existing.response_body ?? '',
+    fingerprint: row.request_fingerprint,
+    status: row.response_status ?? 200,
+    headers: row.response_headers ?? {},
+    body: row.response_body ?? '',
   }
 }
 
-export async function completeIdempotencyKey(
-  db: Executor,
+/**
+ * Stores the answer in `tx`, the transaction that made the change, so both commit together. A
+ * row still there for the key is expired or left over (findStoredAnswer found no answer in it).
+ */
+export async function storeAnswer(
+  tx: Executor,
   accountId: string,
   key: string,
-  response: { status: number; headers: Record<string, string>; body: string },
+  answer: StoredAnswer,
 ): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      response_status: response.status,
-      response_headers: JSON.stringify(response.headers),
-      response_body: response.body,
-    })
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
+  const columns = {
+    request_fingerprint: answer.fingerprint,
+    state: 'completed' as const,
+    response_status: answer.status,
+    response_headers: JSON.stringify(answer.headers),
+    response_body: answer.body,
+    locked_at: sql<Date>`now()`,
+    created_at: sql<Date>`now()`,
+    expires_at: sql<Date>`now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`,
+  }
+  await tx
+    .insertInto('idempotency_keys')
+    .values({ account_id: accountId, key, ...columns })
+    .onConflict((oc) => oc.columns(['account_id', 'key']).doUpdateSet(columns))
     .execute()
-}
-
-/** A request that failed unexpectedly releases its key so the client can retry it. */
-export async function releaseIdempotencyKey(db: Executor, accountId: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).execute()
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Executor): Promise<number> {

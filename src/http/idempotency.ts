@@ -1,19 +1,25 @@
 import { createHash } from 'node:crypto'
-import type { onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler, RouteOptions } from 'fastify'
 import secureJson from 'secure-json-parse'
+import { RequestTransaction } from '../db/request-transaction.js'
+import { isDatabaseUnavailable } from '../db/sql-errors.js'
 import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './idempotency.repo.js'
+import { findStoredAnswer, storeAnswer, tryLockIdempotencyKey, type StoredAnswer } from './idempotency.repo.js'
 import { canonicalJson } from '../lib/canonical-json.js'
 import { httpError } from './problem.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 /** Response headers worth replaying; the rest (request id, rate limit) belong to the new call. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control']
+/** Headers of an answer that did not happen, dropped when a commit fails: they describe it. */
+const HEADERS_OF_THE_CHANGE = ['location', 'etag', 'cache-control']
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey: string | undefined
+    /** Open from the key's claim to the answer: the handler's changes and the answer commit together. */
+    idempotentTransaction: RequestTransaction | undefined
   }
 }
 
@@ -22,9 +28,15 @@ declare module 'fastify' {
  * its answer is stored; the same key and request within 24 hours gets that answer again with
  * Idempotent-Replayed: true. Keys are per account. The claim is made after authentication and
  * validation, so a request refused before it ran leaves no key behind.
+ *
+ * A request with a key runs in one transaction (src/db/request-transaction.ts): it takes the key's
+ * advisory lock, runs the handler, stores the answer and commits, so the change and its answer
+ * exist together or not at all. A crash anywhere before the commit leaves nothing (the retry runs
+ * once); after it, the retry replays. A 5xx rolls everything back and stores nothing.
  */
 export function registerIdempotency(app: App, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined)
+  app.decorateRequest('idempotentTransaction', undefined)
 
   const claimKey: preHandlerAsyncHookHandler = async function (request, reply) {
     if (!request.actor) return
@@ -35,46 +47,56 @@ export function registerIdempotency(app: App, db: Db): void {
       throw httpError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice).')
     }
     const fingerprint = requestFingerprint(request.method, request.url, request.rawBody)
-    const claim = await claimIdempotencyKey(db, request.actor.accountId, key, fingerprint)
-    switch (claim.kind) {
-      case 'claimed':
-        request.idempotencyKey = key
-        return
-      case 'mismatch':
-        throw httpError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request in the last 24 hours.')
-      case 'in_flight':
+    const accountId = request.actor.accountId
+    const transaction = await RequestTransaction.begin(db)
+    let stored: StoredAnswer | undefined
+    try {
+      if (!(await tryLockIdempotencyKey(transaction.executor, accountId, key))) {
         throw httpError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still in progress. Retry shortly.')
-      case 'replay':
-        reply.headers(claim.headers).header('Idempotent-Replayed', 'true').code(claim.status)
-        return reply.send(claim.body === '' ? undefined : claim.body)
+      }
+      stored = await findStoredAnswer(transaction.executor, accountId, key)
+    } catch (error) {
+      await transaction.rollback()
+      throw error
     }
+    if (!stored) {
+      request.idempotencyKey = key
+      request.idempotentTransaction = transaction
+      return
+    }
+    await transaction.rollback()
+    if (stored.fingerprint !== fingerprint) {
+      throw httpError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request in the last 24 hours.')
+    }
+    reply.headers(stored.headers).header('Idempotent-Replayed', 'true').code(stored.status)
+    return reply.send(stored.body === '' ? undefined : stored.body)
   }
 
-  const storeAnswer: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
+  const storeAndCommit: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
+    const transaction = request.idempotentTransaction
     const key = request.idempotencyKey
-    if (!key || !request.actor) return payload
+    if (!transaction || !key || !request.actor) return payload
+    request.idempotentTransaction = undefined
     request.idempotencyKey = undefined
-    const accountId = request.actor.accountId
-    try {
-      if (reply.statusCode >= 500) {
-        await releaseIdempotencyKey(db, accountId, key)
-      } else {
-        const headers: Record<string, string> = {}
-        for (const name of REPLAYED_HEADERS) {
-          const value = reply.getHeader(name)
-          if (value !== undefined) headers[name] = String(value)
-        }
-        await completeIdempotencyKey(db, accountId, key, {
-          status: reply.statusCode,
-          headers,
-          body: typeof payload === 'string' ? payload : '',
-        })
-      }
-    } catch (error) {
-      // The change itself is committed; failing the response now would invite a duplicate retry.
-      request.log.error({ err: error }, 'could not record the idempotent response')
-    }
+    await endTransaction(request, reply, transaction, () =>
+      storeAnswer(transaction.executor, request.actor!.accountId, key, {
+        fingerprint: requestFingerprint(request.method, request.url, request.rawBody),
+        status: reply.statusCode,
+        headers: replayedHeaders(reply),
+        body: typeof payload === 'string' ? payload : '',
+      }),
+    )
     return payload
+  }
+
+  // A safety net: an answer that went out without passing storeAndCommit (a hook before it
+  // failed) must not keep the transaction, its lock and its connection.
+  const releaseLeftover = async function (request: FastifyRequest): Promise<void> {
+    const transaction = request.idempotentTransaction
+    if (!transaction?.isOpen) return
+    request.idempotentTransaction = undefined
+    request.log.error('the request transaction was still open after the answer; rolled back')
+    await transaction.rollback().catch((error: unknown) => request.log.error({ err: error }, 'could not roll back the request transaction'))
   }
 
   // Only POST routes get the hooks: reads on the hot path pay nothing for idempotency.
@@ -82,8 +104,68 @@ export function registerIdempotency(app: App, db: Db): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     if (!methods.includes('POST')) return
     route.preHandler = [...toArray(route.preHandler), claimKey]
-    route.onSend = [...toArray(route.onSend), storeAnswer]
+    route.onSend = [...toArray(route.onSend), storeAndCommit]
+    route.onResponse = [...toArray(route.onResponse), releaseLeftover]
+    route.handler = inRequestTransaction(route.handler)
   })
+}
+
+/**
+ * Runs the handler inside the request's transaction when it has one, so every query the
+ * services make lands in it. (A hook's `enterWith` does not reliably reach the handler; wrapping
+ * the handler does.)
+ */
+function inRequestTransaction(handler: RouteOptions['handler']): RouteOptions['handler'] {
+  return function (this: ThisParameterType<typeof handler>, request, reply) {
+    const transaction = request.idempotentTransaction
+    return transaction ? transaction.run(() => handler.call(this, request, reply)) : handler.call(this, request, reply)
+  }
+}
+
+/**
+ * Ends the request transaction for the answer about to go out: a 5xx rolls back; otherwise the
+ * answer is stored and everything commits. When that fails, the answer must not go out as if the
+ * change had been made: a thrown error here makes Fastify answer with a problem instead.
+ */
+async function endTransaction(request: FastifyRequest, reply: FastifyReply, transaction: RequestTransaction, store: () => Promise<void>): Promise<void> {
+  if (reply.statusCode >= 500) {
+    await transaction.rollback()
+    return
+  }
+  const fault = transaction.fault
+  if (fault) {
+    await transaction.rollback()
+    // A refusal (4xx) may still go out: nothing of it is kept, so a retry runs again.
+    if (reply.statusCode >= 400) return
+    request.log.error({ err: fault }, 'the request cannot be committed')
+    dropHeadersOfTheChange(reply)
+    throw fault
+  }
+  try {
+    await store()
+    await transaction.commit()
+  } catch (error) {
+    if (transaction.isOpen) await transaction.rollback().catch(() => {})
+    request.log.error({ err: error }, 'could not commit the request with its idempotent answer')
+    dropHeadersOfTheChange(reply)
+    // Whether the COMMIT took effect is unknown when the connection died under it; either way a
+    // retry with the same key is right: it replays the answer or makes the change once.
+    if (isDatabaseUnavailable(error)) throw error
+    throw httpError('service_unavailable', 'The change could not be confirmed. Retry with the same Idempotency-Key: it is made once.')
+  }
+}
+
+function replayedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name)
+    if (value !== undefined) headers[name] = String(value)
+  }
+  return headers
+}
+
+function dropHeadersOfTheChange(reply: FastifyReply): void {
+  for (const name of HEADERS_OF_THE_CHANGE) reply.removeHeader(name)
 }
 
 /**
