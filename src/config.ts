@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { parseCorsOrigins } from './http/cors.js'
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits.js'
+import { DEFAULT_WORKER_DEAD_AFTER_MS, DEFAULT_WORKER_HEARTBEAT_MS } from './jobs/worker-heartbeat.js'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
@@ -38,6 +39,8 @@ const EnvSchema = Type.Object({
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 10, default: 1000 }),
   WORKER_STALE_AFTER_MS: Type.Integer({ minimum: 1000, default: DEFAULT_WORKER_STALE_AFTER_MS }),
+  WORKER_HEARTBEAT_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: DEFAULT_WORKER_HEARTBEAT_MS }),
+  WORKER_DEAD_AFTER_MS: Type.Integer({ minimum: 150, maximum: 3_600_000, default: DEFAULT_WORKER_DEAD_AFTER_MS }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: DEFAULT_WEBHOOK_SETTINGS.timeoutMs }),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.String({ pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$', default: DEFAULT_RETRY_SCHEDULE_SECONDS.join(',') }),
   // Unset: loopback receivers only, and only in embedded development (see webhookAddressAllowance).
@@ -109,8 +112,12 @@ export interface Config {
     readonly mode: Env['WORKER']
     readonly concurrency: number
     readonly pollMs: number
-    /** A running job older than this is presumed orphaned by a dead worker and run again. */
+    /** A running job older than this, held by a worker without a heartbeat, is presumed orphaned and run again. */
     readonly staleAfterMs: number
+    /** How often a worker records that it is alive. */
+    readonly heartbeatMs: number
+    /** A worker silent this long is presumed dead; its running jobs are released. */
+    readonly deadAfterMs: number
   }
   /** Webhook delivery: timeout, retry schedule, private addresses, secret overlap, slots. */
   readonly webhooks: WebhookSettings
@@ -187,6 +194,11 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     // A delivery still waiting for its receiver would be taken for orphaned and sent twice at once.
     throw new ConfigError('WORKER_STALE_AFTER_MS must exceed WEBHOOK_TIMEOUT_MS by more than 1000')
   }
+  if (env.WORKER_DEAD_AFTER_MS < 3 * env.WORKER_HEARTBEAT_MS) {
+    // A live worker whose beat is late once or twice (a busy event loop, a slow query) must not be
+    // taken for dead: its jobs would run twice at once.
+    throw new ConfigError('WORKER_DEAD_AFTER_MS must be at least three times WORKER_HEARTBEAT_MS')
+  }
   if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
     // The headers are part of the request: Node refuses to start with the opposite.
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
@@ -218,7 +230,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     }),
-    worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS, staleAfterMs: env.WORKER_STALE_AFTER_MS }),
+    worker: Object.freeze({ mode: env.WORKER, concurrency: env.WORKER_CONCURRENCY, pollMs: env.WORKER_POLL_MS, staleAfterMs: env.WORKER_STALE_AFTER_MS, heartbeatMs: env.WORKER_HEARTBEAT_MS, deadAfterMs: env.WORKER_DEAD_AFTER_MS }),
     webhooks: Object.freeze({
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryScheduleSeconds: Object.freeze(retrySchedule),

@@ -39,7 +39,12 @@ describe.runIf(!!process.env.DATABASE_URL)('a worker killed in the middle of del
         // Long enough to hold the requests open until the kill; the stale limit must exceed it.
         WEBHOOK_TIMEOUT_MS: '3000',
         WORKER_STALE_AFTER_MS: '4500',
+        // The killed worker's jobs come back once it has been silent this long.
+        WORKER_HEARTBEAT_MS: '500',
+        WORKER_DEAD_AFTER_MS: '2000',
         WEBHOOK_RETRY_SCHEDULE_SECONDS: '0,1,1',
+        // Enough slots that a receiver not yet known to answer (a quarter of them) holds all five.
+        WEBHOOK_CONCURRENCY: '20',
       },
       /worker started/,
     ).then((started) => {
@@ -92,7 +97,7 @@ describe.runIf(!!process.env.DATABASE_URL)('a worker killed in the middle of del
     expect(jobs).toHaveLength(7)
     for (const job of jobs) {
       const { delivery_id: id } = job.payload as { delivery_id: string }
-      // Jobs the dead worker held were released as stale and run a second time.
+      // Jobs the dead worker held were released once it stopped beating, and run a second time.
       expect(job, id).toMatchObject({ status: 'succeeded', attempts: held.has(id) ? 2 : 1 })
     }
   })

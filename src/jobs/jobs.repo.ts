@@ -3,6 +3,7 @@ import type { Executor, JobRow, JobStatus } from '../db/schema.js'
 import type { PageRequest } from '../http/pagination.js'
 import { selectPage } from '../db/paging.js'
 import { uuidv7 } from '../lib/ids.js'
+import { RELEASED_JOB } from './worker-liveness.repo.js'
 
 /**
  * Takes up to `limit` due jobs for this worker, among the job names it can run. SKIP LOCKED lets
@@ -101,15 +102,17 @@ async function claimFairly(db: Executor, workerId: string, limit: number, names:
   return result.rows
 }
 
-/** Jobs whose worker died mid-run go back to the queue (or fail, if that was their last try). */
+/**
+ * Jobs held for longer than `olderThanMs` by a worker without a heartbeat row go back to the queue
+ * (or fail, if that was their last try): a worker of a release before heartbeats, one that only
+ * drains, or one whose row is gone. A heartbeating worker's jobs are never stale, however long
+ * they run; they are released when it stops beating (releaseJobsOfDeadWorkers).
+ */
 export async function releaseStaleJobs(db: Executor, olderThanMs: number): Promise<number> {
   const result = await sql`
-    update jobs set
-      status = case when attempts >= max_attempts then 'failed' else 'pending' end,
-      finished_at = case when attempts >= max_attempts then now() else null end,
-      last_error = 'worker stopped responding during the attempt',
-      locked_at = null, locked_by = null
-    where status = 'running' and locked_at < now() - make_interval(secs => ${olderThanMs / 1000})`.execute(db)
+    update jobs set ${RELEASED_JOB}
+    where status = 'running' and locked_at < now() - make_interval(secs => ${olderThanMs / 1000})
+      and not exists (select 1 from worker_heartbeats w where w.id = jobs.locked_by)`.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }
 

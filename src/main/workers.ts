@@ -15,8 +15,8 @@ import { createCarrierSide, type CarrierSideDeps } from './carrier-side.js'
 export interface WorkersOptions {
   db: Db
   log: FastifyBaseLogger
-  /** WORKER_CONCURRENCY and WORKER_POLL_MS. */
-  worker: { concurrency: number; pollMs: number }
+  /** WORKER_CONCURRENCY, WORKER_POLL_MS, and WORKER_HEARTBEAT_MS and WORKER_DEAD_AFTER_MS (defaults 5 s, 30 s). */
+  worker: { concurrency: number; pollMs: number; heartbeatMs?: number; deadAfterMs?: number }
   /** WORKER_STALE_AFTER_MS: a job running longer is presumed orphaned by a dead worker. */
   staleAfterMs: number
   webhooks: WebhookSettings
@@ -54,6 +54,8 @@ export interface Workers {
  */
 export function createWorkers(options: WorkersOptions): Workers {
   const { db, log, staleAfterMs } = options
+  const { heartbeatMs, deadAfterMs } = options.worker
+  const liveness = { ...(heartbeatMs ? { heartbeatMs } : {}), ...(deadAfterMs ? { deadAfterMs } : {}) }
   // The scheduled checks, on the general worker's polls; each throttles itself and one failing
   // does not keep the others from running.
   const scheduled: [string, () => Promise<void>][] = []
@@ -97,6 +99,7 @@ export function createWorkers(options: WorkersOptions): Workers {
     concurrency: options.worker.concurrency,
     pollMs: options.worker.pollMs,
     staleAfterMs,
+    ...liveness,
     ...(scheduled.length > 0 ? { onPoll } : {}),
   })
   const deliveryJob = createWebhookDeliveryJob({ settings: options.webhooks, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) })
@@ -107,6 +110,7 @@ export function createWorkers(options: WorkersOptions): Workers {
     concurrency: options.webhooks.concurrency,
     pollMs: options.worker.pollMs,
     staleAfterMs,
+    ...liveness,
   })
   const all = [general, deliveries]
   return {
