@@ -1,0 +1,179 @@
+// `npm run bench:workers` (issue 15, point 4): a worker process is `kill -9`ed while webhook
+// deliveries to a slow receiver are in flight, another worker is started, and the run measures
+// how long the orphaned deliveries wait (from the kill to their receipt) and how many deliveries
+// the receiver got more than once (by webhook-id). PostgreSQL, a database of its own, under 2 minutes.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import { pathToFileURL } from 'node:url'
+import pg from 'pg'
+import { isRunning, PG_SERVER, ROOT, TMP_DIR, track, stopChild } from './lib.mjs'
+
+const env = process.env
+const DB_NAME = 'enrollsync_bench_worker_kill'
+const DATABASE_URL = `${PG_SERVER}/${DB_NAME}`
+const DELIVERIES = Number(env.BENCH_DELIVERIES ?? 40)
+// The receiver holds every request this long: a slow receiver keeps deliveries in flight.
+const RECEIVER_DELAY_MS = Number(env.BENCH_RECEIVER_DELAY_MS ?? 2000)
+// The service's defaults unless overridden: what a deployment gets.
+const HEARTBEAT_MS = env.WORKER_HEARTBEAT_MS ?? '5000'
+const DEAD_AFTER_MS = env.WORKER_DEAD_AFTER_MS ?? '30000'
+const RUN_LIMIT_MS = 100_000
+
+const workerEnv = {
+  PATH: env.PATH,
+  NODE_ENV: 'production',
+  DATABASE_URL,
+  TOKEN_SIGNING_SECRET: 'bench-only-signing-secret-0123456789abcdef',
+  SSN_ENCRYPTION_KEYS: `bench-k1:${Buffer.alloc(32, 1).toString('base64')}`,
+  SSN_HASH_KEY: Buffer.alloc(32, 2).toString('base64'),
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WORKER_HEARTBEAT_MS: HEARTBEAT_MS,
+  WORKER_DEAD_AFTER_MS: DEAD_AFTER_MS,
+  LOG_LEVEL: 'info',
+}
+
+async function admin(sql) {
+  const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+function importDist(path) {
+  const file = join(ROOT, 'dist', path)
+  if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench:workers\`, which builds first`)
+  return import(pathToFileURL(file).href)
+}
+
+/** A receiver that holds each request RECEIVER_DELAY_MS, then answers 200; it notes every arrival by webhook-id. */
+async function startReceiver() {
+  const arrivals = [] // { id, at, answered }
+  const server = createServer((request, response) => {
+    const arrival = { id: String(request.headers['webhook-id']), at: Date.now(), answered: false }
+    arrivals.push(arrival)
+    request.resume()
+    const timer = setTimeout(() => {
+      arrival.answered = true
+      response.writeHead(200).end()
+    }, RECEIVER_DELAY_MS)
+    // The sender died: its socket closed with the request unanswered.
+    response.once('close', () => clearTimeout(timer))
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return { arrivals, url: `http://127.0.0.1:${server.address().port}/hook`, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+async function prepare(receiverUrl) {
+  await admin(`drop database if exists ${DB_NAME} with (force)`)
+  await admin(`create database ${DB_NAME}`)
+  const { openDatabase } = await importDist('db/database.js')
+  const { migrate } = await importDist('db/migrator.js')
+  const { createServices } = await importDist('app.js')
+  const { createWatchersService } = await importDist('modules/watchers/watchers.service.js')
+  const { DEFAULT_WEBHOOK_SETTINGS } = await importDist('modules/watchers/webhook-settings.js')
+  const { emitEvents } = await importDist('modules/events/events.js')
+  const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
+  await migrate(handle.db)
+  const system = (accountId) => ({ accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' })
+  const account = await createServices(handle.db).accounts.createAccount(system('00000000-0000-0000-0000-000000000000'), { name: 'bench worker kill', kind: 'partner' })
+  const watchers = createWatchersService({ db: handle.db, settings: { ...DEFAULT_WEBHOOK_SETTINGS, allowPrivateUrls: true, allowLoopbackUrls: true } })
+  await watchers.createWatcher(system(account.id), { url: receiverUrl, event_types: ['error.created'] })
+  const events = Array.from({ length: DELIVERIES }, (_, n) => ({
+    type: 'error.created',
+    accountId: account.id,
+    coveragePeriodId: null,
+    groupId: null,
+    data: { error_id: `0193a4b2-0000-7000-8000-${String(n).padStart(12, '0')}`, status: 'unresolved', assignee: 'partner' },
+  }))
+  await handle.db.transaction().execute((tx) => emitEvents(tx, events))
+  return handle
+}
+
+async function startWorker(label) {
+  mkdirSync(TMP_DIR, { recursive: true })
+  const logFile = join(TMP_DIR, `worker-kill-${label}.log`)
+  const fd = openSync(logFile, 'w')
+  const child = track(spawn(process.execPath, [join(ROOT, 'dist/main/worker.js')], { cwd: ROOT, env: workerEnv, stdio: ['ignore', fd, fd] }))
+  closeSync(fd)
+  const deadline = Date.now() + 30_000
+  while (!readFileSync(logFile, 'utf8').includes('worker started')) {
+    if (!isRunning(child)) throw new Error(`worker ${label} exited before starting:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
+    if (Date.now() > deadline) throw new Error(`worker ${label} did not start within 30 s`)
+    await delay(50)
+  }
+  return { child, logFile, startedAt: Date.now() }
+}
+
+async function waitUntil(check, what, timeoutMs = RUN_LIMIT_MS) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await delay(25)
+  }
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+
+async function main() {
+  const runStart = Date.now()
+  const receiver = await startReceiver()
+  const handle = await prepare(receiver.url)
+  let second
+  try {
+    const first = await startWorker('first')
+    // Mid-flight: some deliveries answered, others held open by the receiver.
+    await waitUntil(() => receiver.arrivals.some((a) => a.answered) && receiver.arrivals.some((a) => !a.answered && Date.now() - a.at < RECEIVER_DELAY_MS / 2), 'deliveries in flight')
+    first.child.kill('SIGKILL')
+    const killedAt = Date.now()
+    await once(first.child, 'exit').catch(() => {})
+    const orphaned = (await handle.db.selectFrom('jobs').select('payload').where('name', '=', 'webhook.deliver').where('status', '=', 'running').execute()).map((row) => row.payload.delivery_id)
+    const inFlightAtKill = new Set(receiver.arrivals.filter((a) => !a.answered).map((a) => a.id))
+
+    second = await startWorker('second')
+    const answered = () => new Set(receiver.arrivals.filter((a) => a.answered).map((a) => a.id))
+    await waitUntil(() => answered().size >= DELIVERIES, `all ${DELIVERIES} deliveries to be answered`)
+
+    const byId = new Map()
+    for (const arrival of receiver.arrivals) byId.set(arrival.id, [...(byId.get(arrival.id) ?? []), arrival])
+    const receivedTwice = [...byId.values()].filter((list) => list.length > 1).length
+    const answeredTwice = [...byId.values()].filter((list) => list.filter((a) => a.answered).length > 1).length
+    const delays = orphaned
+      .map((id) => (byId.get(id) ?? []).find((a) => a.at > killedAt))
+      .filter(Boolean)
+      .map((a) => a.at - killedAt)
+      .sort((a, b) => a - b)
+    const median = delays[Math.floor(delays.length / 2)]
+    await stopChild(second.child)
+    const rowsLeft = (await handle.db.selectFrom('worker_heartbeats').select('id').execute()).length
+
+    console.log(`\nA worker killed mid-flight (PostgreSQL; WORKER_HEARTBEAT_MS=${HEARTBEAT_MS}, WORKER_DEAD_AFTER_MS=${DEAD_AFTER_MS}; receiver holds each request ${RECEIVER_DELAY_MS} ms)`)
+    console.log(`  deliveries queued:                      ${DELIVERIES}`)
+    console.log(`  jobs orphaned by the kill:              ${orphaned.length} (${inFlightAtKill.size} requests held open by the receiver)`)
+    console.log(`  second worker started after the kill:   ${seconds(second.startedAt - killedAt)}`)
+    console.log(`  delay from the kill to the orphaned deliveries' receipt: min ${seconds(delays[0] ?? NaN)}, median ${seconds(median ?? NaN)}, max ${seconds(delays.at(-1) ?? NaN)} (${delays.length} of ${orphaned.length} received again)`)
+    console.log(`  deliveries received more than once:     ${receivedTwice} (answered 2xx more than once: ${answeredTwice})`)
+    console.log(`  deliveries never answered:              ${DELIVERIES - answered().size}`)
+    console.log(`  heartbeat rows left after a clean stop: ${rowsLeft} (the killed worker's was removed when it was presumed dead)`)
+    console.log(`  run time:                               ${seconds(Date.now() - runStart)}`)
+  } finally {
+    if (second) await stopChild(second.child)
+    await handle.close()
+    await receiver.close()
+    await admin(`drop database if exists ${DB_NAME} with (force)`)
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
