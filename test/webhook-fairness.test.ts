@@ -165,6 +165,27 @@ describe('backing off a destination that keeps failing', () => {
   })
 })
 
+describe('retrying by hand while a receiver is backed off', () => {
+  afterEach(clearQueue)
+
+  it('when a delivery of a blocked receiver is retried by hand, then that attempt is claimed at once, while its other deliveries wait', async () => {
+    const partner = await t.newPartner()
+    const watcher = await watcherTo(partner, 'http://127.0.0.1:14/hook')
+    await emitTestEvent(t.db, partner.accountId)
+    await emitTestEvent(t.db, partner.accountId)
+    const [first] = await deliveriesOf(watcher)
+    // The first delivery failed earlier (its job is done); the second is still queued.
+    await t.db.updateTable('watcher_deliveries').set({ status: 'failed', attempts: 8 }).where('id', '=', first!.id).execute()
+    await t.db.updateTable('jobs').set({ status: 'failed' }).where(sql<boolean>`payload->>'delivery_id' = ${first!.id}`).execute()
+    await recordDestinationFailure(t.db, 'http://127.0.0.1:14', 'connection failed (ECONNREFUSED)', { threshold: 1, firstBlockSeconds: 600 })
+
+    const retried = await call(t.app, partner, 'POST', `/watcher_deliveries/${first!.id}/retry`)
+    expect(retried.statusCode, retried.body).toBe(200)
+    const claimed = await claimDueJobs(t.db, 'manual-retry-worker', 16, DELIVER)
+    expect(claimed.map((job) => job.payload)).toEqual([{ delivery_id: first!.id, attempt: 9, manual: true }])
+  })
+})
+
 describe('a black hole next to a healthy receiver, with running workers', () => {
   let workers: Workers | undefined
   let blackHole: BlackHole | undefined

@@ -70,7 +70,10 @@ export function createWatcherDeliveriesService({ db }: { db: Db }) {
         if (locked.watcher_status !== 'active') throw watcherDisabled()
         const now = new Date()
         const updated = await repo.updateDelivery(tx, id, { status: 'pending', next_attempt_at: now, updated_at: now })
-        await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: id, attempt: locked.attempts + 1, manual: true }, { runAt: now, fairness: deliveryFairness(locked) })
+        // No destination: a retry asked for by hand goes even while the receiver is backed off (a
+        // probe of its own; an answer lifts the block), and is one job, so no cap is needed.
+        const fairness = { ...deliveryFairness(locked), destination: null }
+        await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: id, attempt: locked.attempts + 1, manual: true }, { runAt: now, fairness })
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher_delivery.retried', resourceType: 'watcher_delivery', resourceId: id })
         return updated
       })
