@@ -8417,9 +8417,9 @@ export interface operations {
                         source: "manual" | "error_report";
                         discrepancy: {
                             parameter: components["schemas"]["DiscrepancyParameter"];
-                            /** @description The value at the carrier; null or absent when it has none. SSNs in it are stored masked */
+                            /** @description The carrier's value; null or absent if none; SSNs stored masked */
                             carrier?: unknown;
-                            /** @description The value on the platform; null or absent when it has none. SSNs in it are stored masked */
+                            /** @description The platform's value; null or absent if none; SSNs stored masked */
                             platform?: unknown;
                         };
                         /**

@@ -209,8 +209,9 @@ export const CreateErrorBody = Type.Object(
         discrepancy: Type.Object(
           {
             parameter: DiscrepancyParameterSchema,
-            carrier: Type.Optional(Type.Unknown({ description: `The value at the carrier; null or absent when it has none. ${MASKED}` })),
-            platform: Type.Optional(Type.Unknown({ description: `The value on the platform; null or absent when it has none. ${MASKED}` })),
+            // Short enough for one line each in openapi.json, which is near its size limit.
+            carrier: Type.Optional(Type.Unknown({ description: "The carrier's value; null or absent if none; SSNs stored masked" })),
+            platform: Type.Optional(Type.Unknown({ description: "The platform's value; null or absent if none; SSNs stored masked" })),
           },
           { additionalProperties: false },
         ),
