@@ -101,6 +101,7 @@ async function startWorker(label) {
   mkdirSync(TMP_DIR, { recursive: true })
   const logFile = join(TMP_DIR, `worker-kill-${label}.log`)
   const fd = openSync(logFile, 'w')
+  const spawnedAt = Date.now()
   const child = track(spawn(process.execPath, [join(ROOT, 'dist/main/worker.js')], { cwd: ROOT, env: workerEnv, stdio: ['ignore', fd, fd] }))
   closeSync(fd)
   const deadline = Date.now() + 30_000
@@ -109,7 +110,7 @@ async function startWorker(label) {
     if (Date.now() > deadline) throw new Error(`worker ${label} did not start within 30 s`)
     await delay(50)
   }
-  return { child, logFile, startedAt: Date.now() }
+  return { child, logFile, spawnedAt, startedAt: Date.now() }
 }
 
 async function waitUntil(check, what, timeoutMs = RUN_LIMIT_MS) {
@@ -147,8 +148,9 @@ async function main() {
     for (const arrival of receiver.arrivals) byId.set(arrival.id, [...(byId.get(arrival.id) ?? []), arrival])
     const receivedTwice = [...byId.values()].filter((list) => list.length > 1).length
     const answeredTwice = [...byId.values()].filter((list) => list.filter((a) => a.answered).length > 1).length
+    // Their copies from the second worker: a request the first one had in transit may land just after the kill.
     const delays = orphaned
-      .map((id) => (byId.get(id) ?? []).find((a) => a.at > killedAt))
+      .map((id) => (byId.get(id) ?? []).find((a) => a.at >= second.spawnedAt))
       .filter(Boolean)
       .map((a) => a.at - killedAt)
       .sort((a, b) => a - b)
