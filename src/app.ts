@@ -208,6 +208,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   })
 
   app.setErrorHandler((error, request, reply) => {
+    if (request.raw.destroyed) {
+      // The connection closed while the body was being read: answerClientError cut it off (a
+      // timeout, broken framing) or the client left. Nothing failed here and nobody waits for an
+      // answer; the access line records it as the incomplete request it was, not a 500.
+      request.log.info({ reason: (error as NodeJS.ErrnoException).code }, 'connection closed before the request was complete')
+      return sendProblem(reply, problem(request, 'malformed_request', 'The connection closed before the request was complete.'))
+    }
     const body = toProblem(error instanceof Error ? error : new Error(String(error)), request)
     // Expected failures (a 503 from /readyz) are logged where they happen; only surprises here.
     if (body.code === 'internal_error') request.log.error({ err: error }, 'request failed unexpectedly')
