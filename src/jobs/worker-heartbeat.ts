@@ -25,6 +25,7 @@ export class WorkerHeartbeat {
   private timer: NodeJS.Timeout | undefined
   private beating: Promise<void> | undefined
   private startedAt: Date | undefined
+  private lastJudgedAt = Number.NEGATIVE_INFINITY
 
   constructor(private readonly options: HeartbeatOptions) {}
 
@@ -42,9 +43,15 @@ export class WorkerHeartbeat {
     return this.beat()
   }
 
-  /** Releases the jobs of workers silent past the dead window, when this worker may judge. */
+  /**
+   * Releases the jobs of workers silent past the dead window, when this worker may judge. At most
+   * a few times per beat: a burst makes the worker poll again at every freed slot, and a judgement
+   * a fifth of a beat late changes nothing against a window of several beats.
+   */
   async judge(): Promise<Judgement> {
-    const { db, workerId, log } = this.options
+    const { db, workerId, log, intervalMs } = this.options
+    if (performance.now() - this.lastJudgedAt < intervalMs / 5) return { deadWorkers: [], releasedJobs: 0 }
+    this.lastJudgedAt = performance.now()
     const judgement = await releaseJobsOfDeadWorkers(db, workerId, { lateAfterMs: this.lateAfterMs })
     if (judgement.deadWorkers.length > 0) {
       log.warn({ deadWorkers: judgement.deadWorkers, releasedJobs: judgement.releasedJobs }, 'workers presumed dead; their running jobs were released')
