@@ -350,6 +350,16 @@ describe('the access log', () => {
     expect(paths).toEqual(['/groups/***-**-6789', '/members/***-**-6789/coverage', '/groups/***-**-6789', '/groups/0193a4b2-0000-7000-8000-000000000001'])
     expect(lines.join('\n')).not.toMatch(/123-?45-?6789|123%2D45/i)
   })
+
+  it('when an unknown path or a wrong method carries an SSN-shaped segment, then the 404/405 detail shows it masked', async () => {
+    const unknown = await call(t.app, partner, 'GET', '/no/such/123-45-6789/path')
+    expectProblem(unknown, 404, 'route_not_found')
+    expect(unknown.json().detail).toBe('No endpoint answers GET /no/such/***-**-6789/path.')
+    const wrongMethod = await call(t.app, partner, 'POST', '/groups/123456789')
+    expectProblem(wrongMethod, 405, 'method_not_allowed')
+    expect(wrongMethod.body).not.toMatch(/123-?45-?6789/)
+    expect(wrongMethod.json().detail).toContain('/groups/***-**-6789 does not answer POST')
+  })
 })
 
 describe('configuration', () => {

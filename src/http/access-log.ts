@@ -6,8 +6,8 @@ import type { App } from './app-types.js'
 // goes (a lookup by the wrong field) must not get it written to the log.
 const SSN_SEGMENT = /(?<=^|\/)(\d{3})(-|%2d)?(\d{2})\2(\d{4})(?=\/|$)/gi
 
-/** The path as logged: SSN-shaped segments masked the way answers show SSNs (`***-**-6789`). */
-export function loggablePath(path: string): string {
+/** The path with SSN-shaped segments masked the way answers show SSNs (`***-**-6789`): for logs and the 404/405 details. */
+export function maskSsnPathSegments(path: string): string {
   return path.replace(SSN_SEGMENT, (_segment, _area, _dash, _group, lastFour: string) => maskSsn(lastFour))
 }
 
@@ -18,7 +18,7 @@ export function loggablePath(path: string): string {
 export function registerAccessLog(app: App): void {
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, path: loggablePath(request.url.split('?', 1)[0]!), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      { method: request.method, path: maskSsnPathSegments(request.url.split('?', 1)[0]!), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     )
     done()

@@ -1,4 +1,5 @@
 import type { HTTPMethods } from 'fastify'
+import { maskSsnPathSegments } from './access-log.js'
 import type { App } from './app-types.js'
 import { problem, sendProblem } from './problem.js'
 
@@ -19,7 +20,9 @@ export function registerUnknownRouteAnswers(app: App): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!
-    const notFound = () => sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${path}.`))
+    // The details repeat the path, never an SSN typed into it (problems never carry one).
+    const shown = maskSsnPathSegments(path)
+    const notFound = () => sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${shown}.`))
     // GET and HEAD are one method here: Fastify answers HEAD with the GET route.
     const asked = request.method === 'GET' || request.method === 'HEAD' ? ['GET', 'HEAD'] : [request.method]
     const answers = (method: string) => methods.has(method as HTTPMethods) && app.findRoute({ method: method as HTTPMethods, url: path }) !== null
@@ -30,6 +33,6 @@ export function registerUnknownRouteAnswers(app: App): void {
     const allowed = [...methods].filter((method) => !asked.includes(method) && answers(method)).sort(byReadingOrder)
     if (allowed.length === 0) return notFound()
     reply.header('Allow', allowed.join(', '))
-    return sendProblem(reply, problem(request, 'method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`))
+    return sendProblem(reply, problem(request, 'method_not_allowed', `${shown} does not answer ${request.method}; it answers ${allowed.join(', ')}.`))
   })
 }
