@@ -186,6 +186,25 @@ describe('retrying by hand while a receiver is backed off', () => {
   })
 })
 
+describe('a backed-off receiver whose watcher goes', () => {
+  afterEach(clearQueue)
+
+  it('when the watcher of a blocked receiver is deleted or disabled, then its queued deliveries are claimed at once, to fail unsent', async () => {
+    const partner = await t.newPartner()
+    const deleted = await watcherTo(partner, 'http://127.0.0.1:15/deleted')
+    const disabled = await watcherTo(partner, 'http://127.0.0.1:15/disabled')
+    await emitTestEvent(t.db, partner.accountId)
+    await recordDestinationFailure(t.db, 'http://127.0.0.1:15', 'connection failed (ECONNREFUSED)', { threshold: 1, firstBlockSeconds: 600 })
+    expect(await claimDueJobs(t.db, 'watcher-gone-worker', 16, DELIVER)).toEqual([])
+
+    expect((await call(t.app, partner, 'DELETE', `/watchers/${deleted}`)).statusCode).toBe(204)
+    expect((await call(t.app, partner, 'PATCH', `/watchers/${disabled}`, { watcher: { status: 'disabled' } })).statusCode).toBe(200)
+    const claimed = deliveryIds(await claimDueJobs(t.db, 'watcher-gone-worker', 16, DELIVER))
+    const queued = [...(await deliveriesOf(deleted)), ...(await deliveriesOf(disabled))].map((delivery) => delivery.id)
+    expect(claimed.sort()).toEqual(queued.sort())
+  })
+})
+
 describe('a black hole next to a healthy receiver, with running workers', () => {
   let workers: Workers | undefined
   let blackHole: BlackHole | undefined

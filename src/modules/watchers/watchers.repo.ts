@@ -47,8 +47,8 @@ export async function updateWatcher(tx: Executor, id: string, values: Updateable
 }
 
 /**
- * Points the queued delivery jobs of a watcher whose URL changed at the new destination, so the
- * claim caps and backs them off by where they will really go.
+ * Points the queued delivery jobs of a watcher at a new destination: where they will really go
+ * after a URL change, or none (null) for a watcher deleted or disabled, whose jobs only fail unsent.
  */
 export async function retargetQueuedDeliveries(tx: Executor, watcherId: string, destination: string | null): Promise<void> {
   await sql`

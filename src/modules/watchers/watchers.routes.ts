@@ -12,7 +12,8 @@ const DELIVERY =
   'personal data) with the Standard Webhooks headers `webhook-id` (the delivery id, the same on every attempt), ' +
   '`webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with ' +
   'the base64-decoded secret after `whsec_`). A 2xx answer delivers it; a 5xx, 408, 429, timeout or connection failure is ' +
-  'retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts in all); 410 Gone disables the watcher; other ' +
+  'retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts in all; a receiver that stops ' +
+  'answering is backed off); 410 Gone disables the watcher; other ' +
   'answers (3xx included: redirects are not followed) fail the delivery at once. An operator (service) account\'s ' +
   'watchers receive the events of every account.'
 const FILTERS =
@@ -36,8 +37,7 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
         summary: 'Subscribe a URL to events (webhooks)',
         description:
           `Answers the watcher with its signing \`secret\` (whsec_...), shown only here and on rotation: store it. ` +
-          `\`event_types\` lists each event at most once. An account has at most 25 watchers by default (WATCHERS_PER_ACCOUNT_LIMIT; deleted ones do not count; ` +
-          `422 watcher_limit_reached). ${FILTERS} ${URL_RULES} ${DELIVERY}`,
+          `\`event_types\` lists each event at most once. At most 25 watchers per account by default (deleted ones aside). ${FILTERS} ${URL_RULES} ${DELIVERY}`,
         tags,
         body: CreateWatcherBody,
         response: { 201: WatcherWithSecretResponse, ...problemResponses('validation_failed', 'watcher_limit_reached') },

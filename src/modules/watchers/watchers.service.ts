@@ -152,7 +152,10 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
           ...statusChange,
           updated_at: new Date(),
         })
-        if (update.url !== undefined && update.url !== locked.url) await repo.retargetQueuedDeliveries(tx, id, destinationOf(update.url))
+        // Queued deliveries follow the URL; those of a disabled watcher fail unsent when claimed, so
+        // they are freed from their receiver's caps and back-off to do so at once.
+        if (update.status === 'disabled') await repo.retargetQueuedDeliveries(tx, id, null)
+        else if (update.url !== undefined && update.url !== locked.url) await repo.retargetQueuedDeliveries(tx, id, destinationOf(update.url))
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher.updated', resourceType: 'watcher', resourceId: id })
         return updated
       })
@@ -171,6 +174,8 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
         checkIfMatch(ifMatch, presentWatcher(locked))
         const now = new Date()
         await repo.updateWatcher(tx, id, { deleted_at: now, updated_at: now })
+        // Its queued deliveries fail unsent when claimed: not held back by their receiver's back-off.
+        await repo.retargetQueuedDeliveries(tx, id, null)
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher.deleted', resourceType: 'watcher', resourceId: id })
       })
     },
