@@ -208,10 +208,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   })
 
   app.setErrorHandler((error, request, reply) => {
-    if (request.raw.destroyed) {
+    if (request.raw.destroyed && !request.raw.complete) {
       // The connection closed while the body was being read: answerClientError cut it off (a
       // timeout, broken framing) or the client left. Nothing failed here and nobody waits for an
-      // answer; the access line records it as the incomplete request it was, not a 500.
+      // answer. (A request received whole that fails after its client left is still a fault.)
       request.log.info({ reason: (error as NodeJS.ErrnoException).code }, 'connection closed before the request was complete')
       return sendProblem(reply, problem(request, 'malformed_request', 'The connection closed before the request was complete.'))
     }

@@ -234,6 +234,10 @@ describe('on a real socket', () => {
     expectRawProblem(raw, 400, 'malformed_request')
   })
 
+  it('when the path is unknown, then 404 route_not_found problem+json with a request id and nosniff, on the socket too', async () => {
+    expectRawProblem(await rawExchange(port, 'GET /no/such/path HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'), 404, 'route_not_found')
+  })
+
   it('when the request line is not HTTP, then 400 malformed_request', async () => {
     expectRawProblem(await rawExchange(port, 'HELLO\r\n\r\n'), 400, 'malformed_request')
   })
