@@ -159,6 +159,17 @@ describe('Idempotency-Key when a request fails part way', () => {
     expect(await userEmails(partner)).toEqual(['half@example.com'])
   })
 
+  it('when the request cannot be committed (a statement failed outside its transactions), then a 2xx becomes 500 and nothing is kept', async () => {
+    const partner = await t.newPartner()
+    const key = newKey()
+    vi.spyOn(RequestTransaction.prototype, 'fault', 'get').mockReturnValue(new Error('a statement failed outside a transaction of the request'))
+    const failed = await createUser(t.app, partner, 'poisoned@example.com', key)
+    expectProblem(failed, 500, 'internal_error')
+    expect(failed.headers.location).toBeUndefined()
+    expect(await userEmails(partner)).toEqual([])
+    expect(await storedKeys(partner)).toEqual([])
+  })
+
   it('when a business rule refuses the request (4xx), then the refusal is replayed and nothing was written', async () => {
     const partner = await t.newPartner()
     const setup = await completedPcpSetup(t, partner)

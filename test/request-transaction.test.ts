@@ -120,8 +120,8 @@ describe('a request transaction', () => {
     await request.rollback()
   })
 
-  it('when work of the request goes on after the commit, then it uses the pool; after a rollback it is refused', async () => {
-    const [late] = names('late')
+  it('when work the request started goes on after it ended, then it uses the pool', async () => {
+    const [afterCommit, afterRollback] = names('after-commit', 'after-rollback')
     // Work started inside the request that only gets to the database after the request ended.
     const startLateWork = (request: RequestTransaction, key: string) => {
       let go!: () => void
@@ -133,16 +133,29 @@ describe('a request transaction', () => {
       return { go, work }
     }
     const committed = await RequestTransaction.begin(t.db)
-    const afterCommit = startLateWork(committed, late)
+    const lateAfterCommit = startLateWork(committed, afterCommit)
     await committed.commit()
-    afterCommit.go()
-    await afterCommit.work
-    expect(await kept([late])).toEqual([late])
+    lateAfterCommit.go()
+    await lateAfterCommit.work
 
     const rolledBack = await RequestTransaction.begin(t.db)
-    const afterRollback = startLateWork(rolledBack, `refused-${randomUUID()}`)
+    const lateAfterRollback = startLateWork(rolledBack, afterRollback)
     await rolledBack.rollback()
-    afterRollback.go()
-    await expect(afterRollback.work).rejects.toThrow(/rolled back/)
+    lateAfterRollback.go()
+    await lateAfterRollback.work
+    expect(await kept([afterCommit, afterRollback])).toEqual([afterCommit, afterRollback].sort())
+  })
+
+  it('when two requests overlap, then each one\'s work lands in its own transaction', async () => {
+    const [first, second] = names('first', 'second')
+    const one = await RequestTransaction.begin(t.db)
+    await one.run(() => write(t.db, first))
+    // On the embedded database (one connection) the second must wait for the first to end.
+    const otherBegun = RequestTransaction.begin(t.db)
+    await one.rollback()
+    const other = await otherBegun
+    await other.run(() => write(t.db, second))
+    await other.commit()
+    expect(await kept([first, second])).toEqual([second])
   })
 })

@@ -26,11 +26,7 @@ class RequestAwareDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const request = currentRequestTransaction()
-    if (request?.isOpen) return request.lend()
-    // Work of a request whose changes were thrown away (a 5xx) must not go on writing through
-    // the pool, outside the transaction that no longer exists. After a commit, it may.
-    if (request?.wasRolledBack) throw new Error('the request transaction was rolled back')
-    return this.pooled.acquireConnection()
+    return request?.isOpen ? request.lend() : this.pooled.acquireConnection()
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {

@@ -9,13 +9,22 @@ import type { Database, Db } from './schema.js'
  * Services keep the `Db` they were built with: while work runs inside `run`, every query that `Db`
  * (or any Kysely made from it) sends lands on this transaction's connection, and each
  * `db.transaction()` becomes a SAVEPOINT of it (see RequestAwareDriver). Outside `run`, and once
- * the transaction has committed, the same `Db` uses the pool as before.
+ * the transaction has ended (timers and promises the request left behind), the same `Db` uses the
+ * pool as before.
  */
 const scope = new AsyncLocalStorage<RequestTransaction>()
 
 export function currentRequestTransaction(): RequestTransaction | undefined {
   return scope.getStore()
 }
+
+/**
+ * On Node 20 an enabled AsyncLocalStorage hooks every promise the process creates (a bare
+ * `await` costs about twice as much), so the scope is switched off whenever no request
+ * transaction is open: reads and unkeyed requests do not pay for it. Work left over from an
+ * ended request then simply finds no transaction and uses the pool, as it would anyway.
+ */
+let openTransactions = 0
 
 type State = 'open' | 'committed' | 'rolled_back'
 
@@ -29,7 +38,9 @@ export class RequestTransaction {
     /** The transaction itself, for the queries its owner makes outside `run`. */
     readonly executor: ControlledTransaction<Database>,
     readonly connection: DatabaseConnection,
-  ) {}
+  ) {
+    openTransactions++
+  }
 
   static async begin(db: Db): Promise<RequestTransaction> {
     const executor = await db.startTransaction().execute()
@@ -45,10 +56,6 @@ export class RequestTransaction {
 
   get isOpen(): boolean {
     return this.#state === 'open'
-  }
-
-  get wasRolledBack(): boolean {
-    return this.#state === 'rolled_back'
   }
 
   /**
@@ -90,6 +97,7 @@ export class RequestTransaction {
   #end(state: State): void {
     if (this.#state !== 'open') throw new Error(`the request transaction was already ${this.#state}`)
     this.#state = state
+    if (--openTransactions === 0) scope.disable()
   }
 
   async execute<R>(query: CompiledQuery, inSavepoint: boolean): Promise<QueryResult<R>> {

@@ -7,7 +7,7 @@ import type { Db } from '../db/schema.js'
 import type { App } from './app-types.js'
 import { findStoredAnswer, storeAnswer, tryLockIdempotencyKey, type StoredAnswer } from './idempotency.repo.js'
 import { canonicalJson } from '../lib/canonical-json.js'
-import { httpError } from './problem.js'
+import { httpError, problem, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toProblem, type ProblemBody } from './problem.js'
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 /** Response headers worth replaying; the rest (request id, rate limit) belong to the new call. */
@@ -56,7 +56,7 @@ export function registerIdempotency(app: App, db: Db): void {
       }
       stored = await findStoredAnswer(transaction.executor, accountId, key)
     } catch (error) {
-      await transaction.rollback()
+      await rollbackQuietly(request, transaction)
       throw error
     }
     if (!stored) {
@@ -64,7 +64,7 @@ export function registerIdempotency(app: App, db: Db): void {
       request.idempotentTransaction = transaction
       return
     }
-    await transaction.rollback()
+    await rollbackQuietly(request, transaction)
     if (stored.fingerprint !== fingerprint) {
       throw httpError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request in the last 24 hours.')
     }
@@ -78,7 +78,7 @@ export function registerIdempotency(app: App, db: Db): void {
     if (!transaction || !key || !request.actor) return payload
     request.idempotentTransaction = undefined
     request.idempotencyKey = undefined
-    await endTransaction(request, reply, transaction, () =>
+    const failure = await endTransaction(request, reply, transaction, () =>
       storeAnswer(transaction.executor, request.actor!.accountId, key, {
         fingerprint: requestFingerprint(request.method, request.url, request.rawBody),
         status: reply.statusCode,
@@ -86,7 +86,7 @@ export function registerIdempotency(app: App, db: Db): void {
         body: typeof payload === 'string' ? payload : '',
       }),
     )
-    return payload
+    return failure ? replaceAnswer(reply, failure) : payload
   }
 
   // A safety net: an answer that went out without passing storeAndCommit (a hook before it
@@ -96,7 +96,7 @@ export function registerIdempotency(app: App, db: Db): void {
     if (!transaction?.isOpen) return
     request.idempotentTransaction = undefined
     request.log.error('the request transaction was still open after the answer; rolled back')
-    await transaction.rollback().catch((error: unknown) => request.log.error({ err: error }, 'could not roll back the request transaction'))
+    await rollbackQuietly(request, transaction)
   }
 
   // Only POST routes get the hooks: reads on the hot path pay nothing for idempotency.
@@ -125,34 +125,56 @@ function inRequestTransaction(handler: RouteOptions['handler']): RouteOptions['h
 /**
  * Ends the request transaction for the answer about to go out: a 5xx rolls back; otherwise the
  * answer is stored and everything commits. When that fails, the answer must not go out as if the
- * change had been made: a thrown error here makes Fastify answer with a problem instead.
+ * change had been made: the problem to send instead is returned. (Not thrown: the error handler
+ * may already have made this answer, and a second error would bypass it.)
  */
-async function endTransaction(request: FastifyRequest, reply: FastifyReply, transaction: RequestTransaction, store: () => Promise<void>): Promise<void> {
+async function endTransaction(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  transaction: RequestTransaction,
+  store: () => Promise<void>,
+): Promise<ProblemBody | undefined> {
   if (reply.statusCode >= 500) {
-    await transaction.rollback()
-    return
+    await rollbackQuietly(request, transaction)
+    return undefined
   }
   const fault = transaction.fault
   if (fault) {
-    await transaction.rollback()
+    await rollbackQuietly(request, transaction)
     // A refusal (4xx) may still go out: nothing of it is kept, so a retry runs again.
-    if (reply.statusCode >= 400) return
+    if (reply.statusCode >= 400) return undefined
     request.log.error({ err: fault }, 'the request cannot be committed')
-    dropHeadersOfTheChange(reply)
-    throw fault
+    return problem(request, 'internal_error', 'The request could not be completed; nothing was changed.')
   }
   try {
     await store()
     await transaction.commit()
+    return undefined
   } catch (error) {
-    if (transaction.isOpen) await transaction.rollback().catch(() => {})
-    request.log.error({ err: error }, 'could not commit the request with its idempotent answer')
-    dropHeadersOfTheChange(reply)
+    if (transaction.isOpen) await rollbackQuietly(request, transaction)
     // Whether the COMMIT took effect is unknown when the connection died under it; either way a
     // retry with the same key is right: it replays the answer or makes the change once.
-    if (isDatabaseUnavailable(error)) throw error
-    throw httpError('service_unavailable', 'The change could not be confirmed. Retry with the same Idempotency-Key: it is made once.')
+    if (isDatabaseUnavailable(error)) return toProblem(error as Error, request)
+    request.log.error({ err: error }, 'could not commit the request with its idempotent answer')
+    return problem(request, 'service_unavailable', 'The change could not be confirmed. Retry with the same Idempotency-Key: it is made once.')
   }
+}
+
+/** A failed ROLLBACK (the connection is gone) changes nothing: the server rolls back on its own. */
+async function rollbackQuietly(request: FastifyRequest, transaction: RequestTransaction): Promise<void> {
+  try {
+    await transaction.rollback()
+  } catch (error) {
+    request.log.warn({ err: error }, 'could not roll back the request transaction')
+  }
+}
+
+/** Turns the answer about to go out into `body`, dropping the headers that described the change. */
+function replaceAnswer(reply: FastifyReply, body: ProblemBody): string {
+  for (const name of HEADERS_OF_THE_CHANGE) reply.removeHeader(name)
+  if (body.status === 503) reply.header('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
+  reply.code(body.status).header('content-type', 'application/problem+json; charset=utf-8')
+  return JSON.stringify(body)
 }
 
 function replayedHeaders(reply: FastifyReply): Record<string, string> {
@@ -162,10 +184,6 @@ function replayedHeaders(reply: FastifyReply): Record<string, string> {
     if (value !== undefined) headers[name] = String(value)
   }
   return headers
-}
-
-function dropHeadersOfTheChange(reply: FastifyReply): void {
-  for (const name of HEADERS_OF_THE_CHANGE) reply.removeHeader(name)
 }
 
 /**
