@@ -7,6 +7,8 @@
 -- claimed oldest first as before.
 ALTER TABLE jobs ADD COLUMN fairness_key text;
 ALTER TABLE jobs ADD COLUMN destination text;
+-- The claim reads each account's oldest due jobs, and skips from one account to the next, here.
+CREATE INDEX jobs_fair_claim_idx ON jobs (fairness_key, run_at, id) WHERE status = 'pending' AND fairness_key IS NOT NULL;
 
 -- How each destination has been answering. An answer (any status) marks it trusted for an hour
 -- (`last_success_at`); the claim caps the slots jobs to untrusted destinations may hold. Past a

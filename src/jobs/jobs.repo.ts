@@ -52,8 +52,18 @@ async function claimOldestFirst(db: Executor, workerId: string, limit: number, n
 }
 
 async function claimFairly(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
+  // Candidates are read per account through jobs_fair_claim_idx (its `limit` oldest claimable
+  // jobs), so a claim costs accounts times `limit` rows, not the whole backlog; only a backed-off
+  // destination's waiting jobs are read past. Accounts are enumerated by skipping through the
+  // index (one probe per account), not by reading every pending row.
   const result = await sql<JobRow>`
-    with slots as (
+    with recursive accounts as (
+      (select fairness_key from jobs where status = 'pending' and fairness_key is not null order by fairness_key limit 1)
+      union all
+      select (select j.fairness_key from jobs j where j.status = 'pending' and j.fairness_key > accounts.fairness_key order by j.fairness_key limit 1)
+      from accounts where accounts.fairness_key is not null
+    ),
+    slots as (
       select count(*) + ${limit}::int as total from jobs where status = 'running' and locked_by = ${workerId}
     ),
     health as (
@@ -70,16 +80,28 @@ async function claimFairly(db: Executor, workerId: string, limit: number, names:
     probed as (
       select distinct j.destination from jobs j join health h on h.destination = j.destination and h.probing where j.status = 'running'
     ),
+    candidates as (
+      select c.* from accounts cross join lateral (
+        select j.id, j.run_at, j.fairness_key, j.destination from jobs j
+        where j.status = 'pending' and j.fairness_key = accounts.fairness_key and j.run_at <= now() and j.name = any(${[...names]}::text[])
+          and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
+        order by j.run_at, j.id
+        limit ${limit}) c
+      where accounts.fairness_key is not null
+      union all
+      (select j.id, j.run_at, j.fairness_key, j.destination from jobs j
+       where j.status = 'pending' and j.fairness_key is null and j.run_at <= now() and j.name = any(${[...names]}::text[])
+         and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
+       order by j.run_at, j.id
+       limit ${limit})
+    ),
     due as (
-      select j.id, j.run_at, j.fairness_key, j.destination,
-        j.destination is null or coalesce(h.trusted, false) as trusted,
+      select c.id, c.run_at, c.fairness_key, c.destination,
+        c.destination is null or coalesce(h.trusted, false) as trusted,
         coalesce(h.probing, false) as probing,
-        row_number() over (partition by coalesce(j.fairness_key, j.id::text) order by j.run_at, j.id) as key_round,
-        row_number() over (partition by coalesce(j.destination, j.id::text) order by j.run_at, j.id) as destination_round
-      from jobs j left join health h on h.destination = j.destination
-      where j.status = 'pending' and j.run_at <= now() and j.name = any(${[...names]}::text[])
-        and not coalesce(h.blocked, false)
-        and (j.destination is null or j.destination not in (select destination from probed))
+        row_number() over (partition by coalesce(c.fairness_key, c.id::text) order by c.run_at, c.id) as key_round,
+        row_number() over (partition by coalesce(c.destination, c.id::text) order by c.run_at, c.id) as destination_round
+      from candidates c left join health h on h.destination = c.destination
     ),
     capped as (
       select id,
