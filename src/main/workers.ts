@@ -48,8 +48,10 @@ export interface Workers {
  * The process's two workers over the one outbox: the general one (carrier files, sandbox carriers, and the scheduled
  * checks: housekeeping, plan-year expiry, acknowledgement pickup and overdue files), and one for webhook
  * deliveries with slots of their own (WEBHOOK_CONCURRENCY). A delivery mostly waits on a
- * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers delay
- * only other deliveries, and only once every slot hangs, never carrier files or other jobs.
+ * receiver, up to WEBHOOK_TIMEOUT_MS when it hangs; in their own slots, hung receivers never
+ * delay carrier files or other jobs, and the delivery claim (claimDueJobs) keeps them from
+ * delaying other accounts' deliveries: round-robin across accounts and receivers, receivers not
+ * known to answer capped at half the slots, receivers that keep failing backed off.
  * Each worker claims only the job names of its registry.
  */
 export function createWorkers(options: WorkersOptions): Workers {
