@@ -28,14 +28,13 @@ export async function claimDueJobs(db: Executor, workerId: string, limit: number
   if (names.length === 0) return []
   // Most polls find nothing due, and most jobs name no fairness key: both are answered by a cheap
   // look first (on the embedded database, queries share the event loop with everything else).
-  const due = await sql<{ fair: boolean }>`
-    select fairness_key is not null or destination is not null as fair from jobs
-    where status = 'pending' and run_at <= now() and name = any(${[...names]}::text[])
-    order by fairness_key is null and destination is null
-    limit 1`.execute(db)
-  const first = due.rows[0]
-  if (!first) return []
-  return first.fair ? claimFairly(db, workerId, limit, names) : claimOldestFirst(db, workerId, limit, names)
+  const due = await sql<{ any: boolean; fair: boolean }>`
+    select
+      exists (select 1 from jobs where status = 'pending' and run_at <= now() and name = any(${[...names]}::text[])) as any,
+      exists (select 1 from jobs where status = 'pending' and fairness_key is not null and run_at <= now() and name = any(${[...names]}::text[])) as fair`.execute(db)
+  const { any, fair } = due.rows[0] ?? { any: false, fair: false }
+  if (!any) return []
+  return fair ? claimFairly(db, workerId, limit, names) : claimOldestFirst(db, workerId, limit, names)
 }
 
 async function claimOldestFirst(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
