@@ -15,11 +15,16 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control']
 /** Headers of an answer that did not happen, dropped when a commit fails: they describe it. */
 const HEADERS_OF_THE_CHANGE = ['location', 'etag', 'cache-control']
 
+interface IdempotentClaim {
+  key: string
+  fingerprint: string
+  transaction: RequestTransaction
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey: string | undefined
-    /** Open from the key's claim to the answer: the handler's changes and the answer commit together. */
-    idempotentTransaction: RequestTransaction | undefined
+    /** A keyed POST from its claim to its answer: the handler's changes and the answer commit together. */
+    idempotentClaim: IdempotentClaim | undefined
   }
 }
 
@@ -35,8 +40,7 @@ declare module 'fastify' {
  * once); after it, the retry replays. A 5xx rolls everything back and stores nothing.
  */
 export function registerIdempotency(app: App, db: Db): void {
-  app.decorateRequest('idempotencyKey', undefined)
-  app.decorateRequest('idempotentTransaction', undefined)
+  app.decorateRequest('idempotentClaim', undefined)
 
   const claimKey: preHandlerAsyncHookHandler = async function (request, reply) {
     if (!request.actor) return
@@ -60,8 +64,7 @@ export function registerIdempotency(app: App, db: Db): void {
       throw error
     }
     if (!stored) {
-      request.idempotencyKey = key
-      request.idempotentTransaction = transaction
+      request.idempotentClaim = { key, fingerprint, transaction }
       return
     }
     await rollbackQuietly(request, transaction)
@@ -73,14 +76,13 @@ export function registerIdempotency(app: App, db: Db): void {
   }
 
   const storeAndCommit: onSendAsyncHookHandler<unknown> = async function (request, reply, payload) {
-    const transaction = request.idempotentTransaction
-    const key = request.idempotencyKey
-    if (!transaction || !key || !request.actor) return payload
-    request.idempotentTransaction = undefined
-    request.idempotencyKey = undefined
+    const claim = request.idempotentClaim
+    if (!claim || !request.actor) return payload
+    request.idempotentClaim = undefined
+    const { key, fingerprint, transaction } = claim
     const failure = await endTransaction(request, reply, transaction, () =>
       storeAnswer(transaction.executor, request.actor!.accountId, key, {
-        fingerprint: requestFingerprint(request.method, request.url, request.rawBody),
+        fingerprint,
         status: reply.statusCode,
         headers: replayedHeaders(reply),
         body: typeof payload === 'string' ? payload : '',
@@ -92,9 +94,9 @@ export function registerIdempotency(app: App, db: Db): void {
   // A safety net: an answer that went out without passing storeAndCommit (a hook before it
   // failed) must not keep the transaction, its lock and its connection.
   const releaseLeftover = async function (request: FastifyRequest): Promise<void> {
-    const transaction = request.idempotentTransaction
+    const transaction = request.idempotentClaim?.transaction
+    request.idempotentClaim = undefined
     if (!transaction?.isOpen) return
-    request.idempotentTransaction = undefined
     request.log.error('the request transaction was still open after the answer; rolled back')
     await rollbackQuietly(request, transaction)
   }
@@ -117,7 +119,7 @@ export function registerIdempotency(app: App, db: Db): void {
  */
 function inRequestTransaction(handler: RouteOptions['handler']): RouteOptions['handler'] {
   return function (this: ThisParameterType<typeof handler>, request, reply) {
-    const transaction = request.idempotentTransaction
+    const transaction = request.idempotentClaim?.transaction
     return transaction ? transaction.run(() => handler.call(this, request, reply)) : handler.call(this, request, reply)
   }
 }
