@@ -14,6 +14,7 @@ import { registerCors } from './http/cors.js'
 import { registerDraining } from './http/draining.js'
 import { DOCS_PREFIX, registerGuard } from './http/guard.js'
 import { registerIdempotency } from './http/idempotency.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js'
 import { lazySerializerCompilers } from './http/lazy-serializers.js'
 import { registerUnknownRouteAnswers } from './http/unknown-route.js'
 import { registerUnstorableTextCheck } from './http/unstorable-text.js'
@@ -197,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     const text = body as string
     request.rawBody = text
     if (text.trim() === '') return done(null, undefined)
+    if (nestsDeeperThan(text)) return done(httpError('malformed_json', `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`), undefined)
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
     } catch (error) {

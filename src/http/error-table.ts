@@ -78,7 +78,7 @@ export const errorTable = {
   malformed_json: {
     status: 400,
     title: 'Malformed JSON',
-    description: 'The body is not valid JSON. Fix the syntax at the position given in detail.',
+    description: 'The body is not valid JSON, or nests arrays and objects deeper than 64 levels. Fix the syntax at the position given in detail.',
   },
   malformed_url: {
     status: 400,

@@ -18,11 +18,14 @@ export const LocationType = Type.Enum(['physical', 'mailing', 'billing'], {
 const ExternalIdentifier = Type.String({ minLength: 1, maxLength: 100, description: 'Client-chosen identifier, unique per parent' })
 const Fein = Type.String({ pattern: '^[0-9]{9}$', description: 'Federal Employer Identification Number: exactly 9 digits, no separator', examples: ['123456789'] })
 
+// The census columns are PostgreSQL integer: a larger count must fail validation (422), not the insert (500).
+const MAX_COUNT = 2_147_483_647
+
 export const CensusSchema = Type.Object(
   {
-    employees: Type.Integer({ minimum: 0, description: 'All employees' }),
-    full_time_equivalent_employees: Type.Integer({ minimum: 0 }),
-    eligible_employees: Type.Integer({ minimum: 0, description: 'Employees eligible for benefits; at most employees' }),
+    employees: Type.Integer({ minimum: 0, maximum: MAX_COUNT, description: 'All employees' }),
+    full_time_equivalent_employees: Type.Integer({ minimum: 0, maximum: MAX_COUNT }),
+    eligible_employees: Type.Integer({ minimum: 0, maximum: MAX_COUNT, description: 'Employees eligible for benefits; at most employees' }),
   },
   { additionalProperties: false },
 )
