@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RequestTransaction } from '../src/db/request-transaction.js'
+import { afterCommit, RequestTransaction } from '../src/db/request-transaction.js'
 import type { Db } from '../src/db/schema.js'
 import { startTestApp, type TestApp } from './helpers/test-app.js'
 
@@ -37,6 +37,21 @@ function names<const L extends readonly string[]>(...labels: L): { [K in keyof L
 }
 
 describe('a request transaction', () => {
+  it('when work inside it asks for an effect after commit, then the effect waits for COMMIT and is dropped by a rollback', async () => {
+    const effects: string[] = []
+    const committed = await RequestTransaction.begin(t.db)
+    committed.run(() => afterCommit(() => effects.push('committed')))
+    expect(effects).toEqual([])
+    await committed.commit()
+    expect(effects).toEqual(['committed'])
+
+    const rolledBack = await RequestTransaction.begin(t.db)
+    rolledBack.run(() => afterCommit(() => effects.push('rolled back')))
+    await rolledBack.rollback()
+    afterCommit(() => effects.push('outside'))
+    expect(effects).toEqual(['committed', 'outside'])
+  })
+
   it('when a db.transaction() inside it throws, then only that savepoint is undone and the rest commits', async () => {
     const [before, undone, after] = names('before', 'undone', 'after')
     const request = await RequestTransaction.begin(t.db)

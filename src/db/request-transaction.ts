@@ -19,6 +19,19 @@ export function currentRequestTransaction(): RequestTransaction | undefined {
 }
 
 /**
+ * Runs `effect` once what the caller wrote is committed: at once outside a request transaction
+ * (the caller's own transaction has already committed), after the request's COMMIT inside one,
+ * and never if the request rolls back. For effects outside the database that must not get ahead
+ * of it, such as forgetting a revoked API key's cached credential: forgotten before the commit,
+ * another request could cache the still-active key again.
+ */
+export function afterCommit(effect: () => void): void {
+  const transaction = scope.getStore()
+  if (transaction?.isOpen) transaction.onCommitted(effect)
+  else effect()
+}
+
+/**
  * On Node 20 an enabled AsyncLocalStorage hooks every promise the process creates (a bare
  * `await` costs about twice as much), so the scope is switched off whenever no request
  * transaction is open: reads and unkeyed requests do not pay for it. Work left over from an
@@ -33,6 +46,7 @@ export class RequestTransaction {
   readonly #savepoints: string[] = []
   #savepointsOpened = 0
   #fault: Error | undefined
+  readonly #committedEffects: (() => void)[] = []
 
   private constructor(
     /** The transaction itself, for the queries its owner makes outside `run`. */
@@ -82,6 +96,12 @@ export class RequestTransaction {
       await this.executor.rollback().execute().catch(() => {})
       throw error
     }
+    for (const effect of this.#committedEffects.splice(0)) effect()
+  }
+
+  /** See `afterCommit`. */
+  onCommitted(effect: () => void): void {
+    this.#committedEffects.push(effect)
   }
 
   async rollback(): Promise<void> {

@@ -4,6 +4,7 @@ import { DomainError } from '../../lib/domain-error.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { AccountRow, ApiKeyRow, Db } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/sql-errors.js'
+import { afterCommit } from '../../db/request-transaction.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { accountNotFound, apiKeyNotFound } from './accounts.errors.js'
@@ -93,7 +94,9 @@ export function createAccountsService({ db, onApiKeyRevoked }: AccountsServiceDe
         await recordAuditEvent(tx, actor, { accountId: row.account_id, action: 'api_key.revoked', resourceType: 'api_key', resourceId: row.id })
         return row
       })
-      onApiKeyRevoked(apiKeyId)
+      // After the commit, even when the request's Idempotency-Key holds it open: forgotten sooner,
+      // a request in between could cache the key again while it still reads as active.
+      afterCommit(() => onApiKeyRevoked(apiKeyId))
       return presentApiKey(revoked)
     },
   }
