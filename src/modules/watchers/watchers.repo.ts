@@ -31,9 +31,12 @@ export async function listWatchers(db: Executor, scope: AccountScope, filters: {
 /**
  * Counts the account's watchers that are not deleted, after locking the account's row: two
  * creations racing for the last free place then count one after the other, so the limit holds.
+ * FOR NO KEY UPDATE, not FOR UPDATE: every insert of a row referencing the account holds its row
+ * FOR KEY SHARE, which FOR UPDATE waits for (and then blocks), so a watcher would wait for every
+ * write of the account in progress.
  */
 export async function countWatchersLocked(tx: Executor, accountId: string): Promise<number> {
-  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirst()
+  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst()
   const row = await tx.selectFrom('watchers').select((eb) => eb.fn.countAll<string>().as('count')).where('account_id', '=', accountId).where('deleted_at', 'is', null).executeTakeFirstOrThrow()
   return Number(row.count)
 }
