@@ -22,7 +22,7 @@ describe.runIf(!!process.env.DATABASE_URL)('the lock the watcher limit is counte
     const write = await t.db.startTransaction().execute()
     try {
       // A row referencing the account, not yet committed: its foreign key holds the account's row.
-      await write.insertInto('users').values({ id: uuidv7(), account_id: partner.accountId, email: `busy-${uuidv7()}@example.com` }).execute()
+      await write.insertInto('users').values({ id: uuidv7(), account_id: partner.accountId, email: `busy-${uuidv7()}@example.com`, role_names: [] }).execute()
 
       const created = call(t.app, partner, 'POST', '/watchers', { watcher: { url: 'http://127.0.0.1:9/hook', event_types: ['error.created'] } })
       let timer: NodeJS.Timeout | undefined
