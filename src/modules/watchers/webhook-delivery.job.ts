@@ -113,7 +113,8 @@ export interface WebhookDeliveryJobDeps {
  * The `webhook.deliver` handler: one job, one attempt. Sends the stored payload signed with the
  * watcher's secrets (Standard Webhooks headers) and records the outcome. No transaction is open
  * while the receiver is waited on. A worker dying mid-attempt leaves the job running; it is
- * released after WORKER_STALE_AFTER_MS and sent again (at least once; the webhook-id lets the
+ * released once the worker has been silent for WORKER_DEAD_AFTER_MS (WORKER_STALE_AFTER_MS for a
+ * worker without a heartbeat) and sent again (at least once; the webhook-id lets the
  * receiver drop the copy).
  */
 export function createWebhookDeliveryJob({ settings, resolveHost = systemResolveHost }: WebhookDeliveryJobDeps): JobDefinition<typeof WEBHOOK_DELIVERY_JOB.payload> {
