@@ -153,9 +153,14 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
           updated_at: new Date(),
         })
         // Queued deliveries follow the URL; those of a disabled watcher fail unsent when claimed, so
-        // they are freed from their receiver's caps and back-off to do so at once.
-        if (update.status === 'disabled') await repo.retargetQueuedDeliveries(tx, id, null)
-        else if (update.url !== undefined && update.url !== locked.url) await repo.retargetQueuedDeliveries(tx, id, destinationOf(update.url))
+        // they are freed from their receiver's caps and back-off to do so at once. Enabled again
+        // before they are claimed (a retry waits up to hours), they are sent: held to them again.
+        const urlChanged = update.url !== undefined && update.url !== locked.url
+        if (updated.status === 'disabled') {
+          if (urlChanged || statusChange.status === 'disabled') await repo.retargetQueuedDeliveries(tx, id, null)
+        } else if (urlChanged || locked.status !== 'active') {
+          await repo.retargetQueuedDeliveries(tx, id, destinationOf(updated.url))
+        }
         await recordAuditEvent(tx, actor, { accountId: locked.account_id, action: 'watcher.updated', resourceType: 'watcher', resourceId: id })
         return updated
       })
