@@ -1,10 +1,11 @@
 import { maskSsn } from '../lib/ssn-protection.js'
 import type { App } from './app-types.js'
 
-// A path segment that is an SSN: nine digits, plain or dashed, also percent-encoded dashes. Ids in
-// paths are UUIDs, so nothing legitimate looks like this; a client that puts an SSN where an id
-// goes (a lookup by the wrong field) must not get it written to the log.
-const SSN_SEGMENT = /(?<=^|\/)(\d{3})(-|%2d)?(\d{2})\2(\d{4})(?=\/|$)/gi
+// A path segment that is an SSN: nine digits, plain or grouped by dashes or spaces as free text
+// may be (lib/free-text-masking.ts), percent-encoded or not. Ids in paths are UUIDs, so nothing
+// legitimate looks like this; a client that puts an SSN where an id goes (a lookup by the wrong
+// field) must not get it written to the log.
+const SSN_SEGMENT = /(?<=^|\/)(\d{3})(-|%2d|%20)?(\d{2})\2(\d{4})(?=\/|$)/gi
 
 /** The path with SSN-shaped segments masked the way answers show SSNs (`***-**-6789`): for logs and the 404/405 details. */
 export function maskSsnPathSegments(path: string): string {
