@@ -13,6 +13,7 @@ describe('maskSsnsInText', () => {
     ['ITIN 912-70-1234', 'ITIN ***-**-1234'],
     ['two: 123456789 987654321', 'two: ***-**-6789 ***-**-4321'],
     ['line\n123-45-6789\nend', 'line\n***-**-6789\nend'],
+    ['member 123456789-01 and 123-45-6789-2.', 'member ***-**-6789-01 and ***-**-6789-2.'],
   ])('when the text is %j, then the SSN-shaped number is masked to its last four', (text, masked) => {
     expect(maskSsnsInText(text)).toBe(masked)
   })
@@ -23,7 +24,7 @@ describe('maskSsnsInText', () => {
     ['a longer digit run', 'order 1234567890 and 0123456789012'],
     ['a decimal or an amount', 'total 123456789.50 or 0.123456789'],
     ['an id with letters', 'member A123456789 and ref 123456789X and id_123456789'],
-    ['an id with a suffix or prefix', '123-45-6789-01 and 01-123-45-6789 and 1/123456789'],
+    ['an id with a prefix or a longer suffix', '01-123-45-6789 and 1/123456789 and 123-45-6789-012 and 123456789-01-5'],
     ['a UUID', '0193a4b2-0000-7000-8000-000123456789'],
     ['mixed separators', '123-45 6789 and 12345-6789'],
     ['a number never issued', '000-12-3456 666-12-3456 123-00-4567 123-45-0000'],

@@ -9,12 +9,14 @@ import { maskSsn } from './ssn-protection.js'
  * (one separator kind throughout), that
  * - stand alone: no letter, digit or `_` touches them, and no `-`, `.` or `/` joins them to more
  *   digits, so phone numbers, dates, decimals (`123456789.50`), UUIDs and ids such as
- *   `A123456789` or `123-45-6789-01` are left alone;
+ *   `A123456789` or `01-123-45-6789` are left alone. One exception: a one- or two-digit suffix
+ *   (`123456789-01`) is a carrier's member id built from the SSN and a person code, so the SSN in
+ *   it is masked (`***-**-6789-01`);
  * - could have been issued: area not 000 or 666, group not 00, serial not 0000. The 9xx areas are
  *   masked too: they are ITINs, as personal as an SSN.
  * Erring towards masking is deliberate: a masked order number costs a question, a leaked SSN more.
  */
-const SSN_SHAPED = /(?<![\p{L}\p{N}_]|\p{N}[-./])(\d{3})([- ]?)(\d{2})\2(\d{4})(?![\p{L}\p{N}_]|[-./]\p{N})/gu
+const SSN_SHAPED = /(?<![\p{L}\p{N}_]|\p{N}[-./])(\d{3})([- ]?)(\d{2})\2(\d{4})(?![\p{L}\p{N}_]|[./]\p{N}|-\p{N}(?!\p{N}?(?![\p{L}\p{N}_]|[-./]\p{N})))/gu
 
 function couldBeIssued(area: string, group: string, serial: string): boolean {
   return area !== '000' && area !== '666' && group !== '00' && serial !== '0000'
