@@ -52,6 +52,19 @@ describe('a request transaction', () => {
     expect(effects).toEqual(['committed', 'outside'])
   })
 
+  it('when an effect after commit throws, then the commit still succeeds and the next effects run', async () => {
+    const effects: string[] = []
+    const request = await RequestTransaction.begin(t.db)
+    request.run(() => {
+      afterCommit(() => {
+        throw new Error('a cache that failed')
+      })
+      afterCommit(() => effects.push('next'))
+    })
+    await expect(request.commit()).resolves.toBeUndefined()
+    expect(effects).toEqual(['next'])
+  })
+
   it('when a db.transaction() inside it throws, then only that savepoint is undone and the rest commits', async () => {
     const [before, undone, after] = names('before', 'undone', 'after')
     const request = await RequestTransaction.begin(t.db)

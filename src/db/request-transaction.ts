@@ -96,7 +96,15 @@ export class RequestTransaction {
       await this.executor.rollback().execute().catch(() => {})
       throw error
     }
-    for (const effect of this.#committedEffects.splice(0)) effect()
+    // The change is committed: an effect that throws must not turn its answer into a failure
+    // (the client would retry a write that happened). Effects are expected not to throw.
+    for (const effect of this.#committedEffects.splice(0)) {
+      try {
+        effect()
+      } catch (error) {
+        process.emitWarning(`an effect after a request's commit failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
   }
 
   /** See `afterCommit`. */
