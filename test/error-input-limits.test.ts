@@ -17,9 +17,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close())
 
 describe('limits of error inputs', () => {
-  it('when a discrepancy value nests thousands of levels deep, then 422 points at it instead of overflowing the stack', async () => {
-    // Written as text: serialising such a value would overflow the test's own stack.
-    const deep = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`
+  it('when a discrepancy value nests past its 16 levels, then 422 points at it', async () => {
+    // 40 levels: past the discrepancy's own limit, within the 64 any JSON body may nest.
+    const deep = `${'['.repeat(40)}"x"${']'.repeat(40)}`
     const res = await t.app.inject({
       method: 'POST',
       url: `/coverage_periods/${setup.coveragePeriod.id}/errors`,
@@ -28,6 +28,20 @@ describe('limits of error inputs', () => {
     })
     expect(res.statusCode, res.body).toBe(422)
     expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/error/discrepancy/carrier', code: 'too_deep' })])
+  })
+
+  it('when a discrepancy value nests thousands of levels deep, then the body is refused before parsing instead of overflowing the stack', async () => {
+    // Written as text: serialising such a value would overflow the test's own stack.
+    const deep = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/coverage_periods/${setup.coveragePeriod.id}/errors`,
+      headers: { 'service-api-key': operator.apiKey, 'content-type': 'application/json' },
+      payload: `{"error": {"source": "manual", "discrepancy": {"parameter": "gender", "carrier": ${deep}, "platform": "M"}}}`,
+    })
+    expect(res.statusCode, res.body).toBe(400)
+    expect(res.headers['content-type']).toContain('application/problem+json')
+    expect(res.json().code).toBe('malformed_json')
   })
 
   it('when a discrepancy value nests a few levels, then it is accepted', async () => {
