@@ -5,7 +5,7 @@ import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
 import { CreateWatcherBody, UpdateWatcherBody, WatcherList, WatcherResponse, WatcherWithSecretResponse, WatchersQuery } from './watchers.schema.js'
-import type { WatchersService } from './watchers.service.js'
+import type { UrlCheck, WatchersService } from './watchers.service.js'
 
 const DELIVERY =
   'Each event is POSTed as JSON `{id, type, timestamp, account_id, data}` (ids, types, statuses and the assignee; never ' +
@@ -27,6 +27,8 @@ const URL_RULES =
 
 export function watchersRoutes(app: App, watchers: WatchersService): void {
   const tags = ['Watchers']
+  /** Each creation's URL check, made in its preHandler (weakly held: gone with the request). */
+  const checkedUrls = new WeakMap<object, UrlCheck>()
 
   app.post(
     '/watchers',
@@ -42,9 +44,15 @@ export function watchersRoutes(app: App, watchers: WatchersService): void {
         body: CreateWatcherBody,
         response: { 201: WatcherWithSecretResponse, ...problemResponses('validation_failed', 'watcher_limit_reached') },
       },
+      // The route's own preHandler runs before the Idempotency-Key's (added by onRoute after it):
+      // the URL's DNS lookup is made before a keyed request's transaction takes a connection. A
+      // replayed request pays for one lookup it does not need.
+      preHandler: async (request) => {
+        checkedUrls.set(request, await watchers.checkUrl(request.body.watcher.url))
+      },
     },
     async (request, reply) => {
-      const watcher = await watchers.createWatcher(requireActor(request), request.body.watcher)
+      const watcher = await watchers.createWatcher(requireActor(request), request.body.watcher, checkedUrls.get(request))
       return reply.header('Cache-Control', 'no-store').code(201).send({ watcher })
     },
   )

@@ -40,6 +40,12 @@ export interface WatchersServiceDeps {
 
 type Fields = Partial<Pick<WatcherInput, 'url' | 'event_types' | 'coverage_period_id' | 'group_id'>>
 
+/** A URL's address check, made ahead of the rest (see `checkUrl`). */
+export interface UrlCheck {
+  url: string
+  problems: FieldProblem[]
+}
+
 /**
  * The accounts whose coverage periods and groups a watcher may be narrowed to: any for an
  * operator's own watcher (it receives every account's events), else the watcher's account.
@@ -51,12 +57,20 @@ function filterScope(actor: Actor, watcherAccountId: string): AccountScope {
 export function createWatchersService({ db, settings, resolveHost }: WatchersServiceDeps) {
   const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
 
-  /** Every problem of the given fields at once; `stored` fills in the filters a PATCH leaves out. */
-  async function problemsOf(raw: unknown, fields: Fields, scope: AccountScope, stored?: repo.WatcherRow): Promise<FieldProblem[]> {
+  /** The URL's address check: a DNS lookup, which may take seconds for a host that does not answer. */
+  async function urlProblems(url: string): Promise<FieldProblem[]> {
+    const refusal = await outboundUrlRefusal(url, policy)
+    return refusal ? [{ pointer: '/watcher/url', detail: refusal.detail, code: refusal.code }] : []
+  }
+
+  /**
+   * Every problem of the given fields at once; `stored` fills in the filters a PATCH leaves out;
+   * `checkedUrl` is the URL's check when it was made already (see `checkUrl`).
+   */
+  async function problemsOf(raw: unknown, fields: Fields, scope: AccountScope, stored?: repo.WatcherRow, checkedUrl?: UrlCheck): Promise<FieldProblem[]> {
     const problems = unstorableTextProblems(raw, '/watcher')
     if (fields.url !== undefined) {
-      const refusal = await outboundUrlRefusal(fields.url, policy)
-      if (refusal) problems.push({ pointer: '/watcher/url', detail: refusal.detail, code: refusal.code })
+      problems.push(...(checkedUrl?.url === fields.url ? checkedUrl.problems : await urlProblems(fields.url)))
     }
     fields.event_types?.forEach((type, index) => {
       if (fields.event_types!.indexOf(type) !== index) problems.push({ pointer: `/watcher/event_types/${index}`, detail: 'is listed twice', code: 'duplicate' })
@@ -89,8 +103,17 @@ export function createWatchersService({ db, settings, resolveHost }: WatchersSer
   }
 
   return {
-    async createWatcher(actor: Actor, input: WatcherInput): Promise<WatcherWithSecret> {
-      const problems = await problemsOf(input, input, filterScope(actor, actor.accountId))
+    /**
+     * The URL's address check on its own, for the route to run before an Idempotency-Key's
+     * request transaction opens: a slow DNS answer then holds no database connection (on the
+     * embedded database, its only one). Pass the result to `createWatcher`.
+     */
+    async checkUrl(url: string): Promise<UrlCheck> {
+      return { url, problems: await urlProblems(url) }
+    },
+
+    async createWatcher(actor: Actor, input: WatcherInput, checkedUrl?: UrlCheck): Promise<WatcherWithSecret> {
+      const problems = await problemsOf(input, input, filterScope(actor, actor.accountId), undefined, checkedUrl)
       if (problems.length > 0) throw watcherValidationFailed(problems)
       const secret = generateWebhookSecret()
       const now = new Date()
