@@ -13,7 +13,9 @@ import type { TestApp } from './helpers/test-app.js'
  * delay (the guide's `sleep`) and answers with its census, then the guide reads what was sent and
  * what the census raised. The worker runs between commands as it would behind `npm start`.
  */
-const SANDBOX_DELAY_MS = 300
+// Long enough that the guide's commands between the submission and its wait finish first on a
+// loaded two-core machine (300 ms was not, under a full CI run beside other work).
+const SANDBOX_DELAY_MS = 2_000
 
 let bed: CarrierTestBed
 let t: TestApp
