@@ -273,3 +273,31 @@ async function startBlackHole(): Promise<BlackHole> {
     },
   }
 }
+
+describe('recording that a trusted destination answered', () => {
+  const destination = 'http://127.0.0.1:14'
+
+  it('when its first answer comes, then it is recorded trusted; answers within the minute write nothing', async () => {
+    await t.db.deleteFrom('destination_health').where('destination', '=', destination).execute()
+    await recordDestinationAnswered(t.db, destination)
+    const first = await t.db.selectFrom('destination_health').selectAll().where('destination', '=', destination).executeTakeFirstOrThrow()
+    expect(first).toMatchObject({ consecutive_failures: 0, blocked_until: null })
+    expect(first.last_success_at).not.toBeNull()
+    await recordDestinationAnswered(t.db, destination)
+    const second = await t.db.selectFrom('destination_health').selectAll().where('destination', '=', destination).executeTakeFirstOrThrow()
+    expect(second.updated_at).toEqual(first.updated_at)
+  })
+
+  it.skipIf(!process.env.DATABASE_URL)('when another delivery to it has recorded its answer and not committed yet, then this one does not wait for it (PostgreSQL)', async () => {
+    await recordDestinationAnswered(t.db, destination)
+    await t.db.transaction().execute(async (tx) => {
+      await recordDestinationAnswered(tx, destination)
+      // The other delivery, on its own connection, while this transaction stays open.
+      const outcome = await Promise.race([
+        recordDestinationAnswered(t.db, destination).then(() => 'recorded'),
+        new Promise((resolve) => setTimeout(() => resolve('waited on the row lock'), 3_000)),
+      ])
+      expect(outcome).toBe('recorded')
+    })
+  })
+})
