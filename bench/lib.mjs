@@ -137,6 +137,76 @@ export async function startService(logLevel, { nodeOptions = [], poolSize = POOL
 // ---------------------------------------------------------------------------------------------
 // Database: a dedicated database, migrated and seeded through the service's own code.
 
+/** A module of the built service (dist/), for seeding through the service's own code. */
+export function importDist(path) {
+  const file = join(ROOT, 'dist', path)
+  if (!existsSync(file)) throw new Error(`${file} is missing: run the benchmark through its npm script, which builds first`)
+  return import(pathToFileURL(file).href)
+}
+
+/** The service itself acting for an account, as jobs do: how benchmarks seed without a key. */
+export function systemActor(accountId) {
+  return { accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' }
+}
+/** The actor creating an account, before any account exists. */
+const NO_ACCOUNT_YET = '00000000-0000-0000-0000-000000000000'
+
+/** Drops and creates a database of the benchmark's own: nothing an earlier run left is seen or worked. */
+export async function recreateDatabase(name) {
+  const admin = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
+  await admin.connect()
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.query(`create database ${name}`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** Drops a benchmark's database at the end of its run. */
+export async function dropDatabase(name) {
+  const admin = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
+  await admin.connect()
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** The service's database at `url`, migrated, with its use cases; close `handle` when done. */
+export async function openServiceDatabase(url) {
+  const { openDatabase } = await importDist('db/database.js')
+  const { migrate } = await importDist('db/migrator.js')
+  const { createServices } = await importDist('app.js')
+  const handle = await openDatabase({ kind: 'postgres', url, poolSize: 2 })
+  try {
+    await migrate(handle.db)
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+  return { handle, services: createServices(handle.db) }
+}
+
+/** A partner account with one API key, made through the service's own code. */
+export async function createPartner(services, name) {
+  const account = await services.accounts.createAccount(systemActor(NO_ACCOUNT_YET), { name, kind: 'partner' })
+  const key = await services.accounts.createApiKey(systemActor(account.id), account.id, name)
+  return { accountId: account.id, apiKey: key.key }
+}
+
+/** `count` error.created events of one account, as the errors module emits them (for emitEvents). */
+export function errorCreatedEvents(accountId, count) {
+  return Array.from({ length: count }, (_, n) => ({
+    type: 'error.created',
+    accountId,
+    coveragePeriodId: null,
+    groupId: null,
+    data: { error_id: `0193a4b2-0000-7000-8000-${String(n).padStart(12, '0')}`, status: 'unresolved', assignee: 'partner' },
+  }))
+}
+
 export async function prepareDatabase() {
   const admin = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
   await admin.connect().catch(async (error) => {
@@ -151,21 +221,10 @@ export async function prepareDatabase() {
     await admin.end()
   }
 
-  const importDist = (path) => {
-    const file = join(ROOT, 'dist', path)
-    if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench\`, which builds first`)
-    return import(pathToFileURL(file).href)
-  }
-  const { openDatabase } = await importDist('db/database.js')
-  const { migrate } = await importDist('db/migrator.js')
-  const { createServices } = await importDist('app.js')
-
-  const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
+  const { handle, services } = await openServiceDatabase(DATABASE_URL)
   try {
-    await migrate(handle.db)
-    const services = createServices(handle.db)
-    const system = (accountId) => ({ accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' })
-    const noAccountYet = '00000000-0000-0000-0000-000000000000'
+    const system = systemActor
+    const noAccountYet = NO_ACCOUNT_YET
     const stamp = new Date().toISOString()
 
     const account = await services.accounts.createAccount(system(noAccountYet), { name: `bench ${stamp}`, kind: 'partner' })

@@ -13,13 +13,10 @@
 // black hole got, and its back-off state. Exits non-zero only when the benchmark itself breaks.
 import { createServer as createHttpServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
-import { existsSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { pathToFileURL } from 'node:url'
 import pg from 'pg'
-import { PG_SERVER, ROOT, isRunning, startService, stopAll } from './lib.mjs'
+import { createPartner, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, startService, stopAll } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_webhooks'
@@ -34,40 +31,11 @@ const TARGET_P99_MS = 5000
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
 
-async function importDist(path) {
-  const file = join(ROOT, 'dist', path)
-  if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench:webhooks\`, which builds first`)
-  return import(pathToFileURL(file).href)
-}
-
-/** A fresh database: nothing an earlier run queued is worked or counted. */
-async function recreateDatabase() {
-  const admin = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
-  await admin.connect()
-  try {
-    await admin.query(`drop database if exists ${DB_NAME} with (force)`)
-    await admin.query(`create database ${DB_NAME}`)
-  } finally {
-    await admin.end()
-  }
-}
-
 /** Two partner accounts with a key each, through the service's own code; the database is migrated first. */
 async function seedAccounts() {
-  const { openDatabase } = await importDist('db/database.js')
-  const { migrate } = await importDist('db/migrator.js')
-  const { createServices } = await importDist('app.js')
-  const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
+  const { handle, services } = await openServiceDatabase(DATABASE_URL)
   try {
-    await migrate(handle.db)
-    const services = createServices(handle.db)
-    const system = (accountId) => ({ accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' })
-    const partner = async (name) => {
-      const account = await services.accounts.createAccount(system('00000000-0000-0000-0000-000000000000'), { name, kind: 'partner' })
-      const key = await services.accounts.createApiKey(system(account.id), account.id, name)
-      return { accountId: account.id, apiKey: key.key }
-    }
-    return { stuck: await partner('bench stuck'), fine: await partner('bench fine') }
+    return { stuck: await createPartner(services, 'bench stuck'), fine: await createPartner(services, 'bench fine') }
   } finally {
     await handle.close()
   }
@@ -146,7 +114,7 @@ function percentile(sorted, p) {
 
 async function main() {
   console.log(`Webhook fairness: ${STUCK_WATCHERS} watchers of one account on a black hole, one of another on a healthy receiver, ${SECONDS} s of events`)
-  await recreateDatabase()
+  await recreateDatabase(DB_NAME)
   const accounts = await seedAccounts()
   const blackHole = await startBlackHole()
   const receiver = await startReceiver()

@@ -16,15 +16,14 @@
 // transactions and row writes per delivery. Prints only; figures go into RESULTS.md by hand.
 // Exits non-zero only when the benchmark itself breaks.
 import { spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { Webhook } from 'standardwebhooks'
-import { cpuDelta, cpuSnapshot, isRunning, PG_SERVER, ROOT, SERVICE_DIST, stopAll, stopChild, TMP_DIR, track } from './lib.mjs'
+import { cpuDelta, cpuSnapshot, createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, ROOT, SERVICE_DIST, stopAll, stopChild, systemActor, TMP_DIR, track } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_webhook_throughput'
@@ -49,22 +48,6 @@ const workerEnv = {
 }
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
-
-function importDist(path) {
-  const file = join(ROOT, 'dist', path)
-  if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench:webhook-throughput\`, which builds first`)
-  return import(pathToFileURL(file).href)
-}
-
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
 
 /** Answers 204 at once; verifies each signature and notes each webhook-id's receipts. */
 async function startReceiver() {
@@ -103,29 +86,17 @@ async function startReceiver() {
 
 /** The database, one account, one watcher on the receiver, and DELIVERIES pending deliveries; no worker runs. */
 async function seed(receiver) {
-  await admin(`drop database if exists ${DB_NAME} with (force)`)
-  await admin(`create database ${DB_NAME}`)
-  const { openDatabase } = await importDist('db/database.js')
-  const { migrate } = await importDist('db/migrator.js')
-  const { createServices } = await importDist('app.js')
+  await recreateDatabase(DB_NAME)
   const { createWatchersService } = await importDist('modules/watchers/watchers.service.js')
   const { DEFAULT_WEBHOOK_SETTINGS } = await importDist('modules/watchers/webhook-settings.js')
   const { emitEvents } = await importDist('modules/events/events.js')
-  const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
+  const { handle, services } = await openServiceDatabase(DATABASE_URL)
   try {
-    await migrate(handle.db)
-    const system = (accountId) => ({ accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' })
-    const account = await createServices(handle.db).accounts.createAccount(system('00000000-0000-0000-0000-000000000000'), { name: 'bench webhook throughput', kind: 'partner' })
+    const { accountId } = await createPartner(services, 'bench webhook throughput')
     const watchers = createWatchersService({ db: handle.db, settings: { ...DEFAULT_WEBHOOK_SETTINGS, allowPrivateUrls: true, allowLoopbackUrls: true } })
-    const watcher = await watchers.createWatcher(system(account.id), { url: receiver.url, event_types: ['error.created'] })
+    const watcher = await watchers.createWatcher(systemActor(accountId), { url: receiver.url, event_types: ['error.created'] })
     receiver.useSecret(watcher.secret)
-    const events = Array.from({ length: DELIVERIES }, (_, n) => ({
-      type: 'error.created',
-      accountId: account.id,
-      coveragePeriodId: null,
-      groupId: null,
-      data: { error_id: `0193a4b2-0000-7000-8000-${String(n).padStart(12, '0')}`, status: 'unresolved', assignee: 'partner' },
-    }))
+    const events = errorCreatedEvents(accountId, DELIVERIES)
     const started = performance.now()
     const queued = await handle.db.transaction().execute((tx) => emitEvents(tx, events))
     const seedSeconds = (performance.now() - started) / 1000
@@ -303,7 +274,7 @@ async function main() {
     await client?.end()
     await receiver.close()
     // Kept for inspection with BENCH_KEEP_DB=1; the next run drops it anyway.
-    if (env.BENCH_KEEP_DB !== '1') await admin(`drop database if exists ${DB_NAME} with (force)`).catch(() => {})
+    if (env.BENCH_KEEP_DB !== '1') await dropDatabase(DB_NAME).catch(() => {})
   }
 }
 

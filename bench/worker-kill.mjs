@@ -4,13 +4,11 @@
 // the receiver got more than once (by webhook-id). PostgreSQL, a database of its own, under 2 minutes.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { pathToFileURL } from 'node:url'
-import pg from 'pg'
-import { isRunning, PG_SERVER, ROOT, TMP_DIR, track, stopChild } from './lib.mjs'
+import { createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, ROOT, stopChild, systemActor, TMP_DIR, track } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_worker_kill'
@@ -36,22 +34,6 @@ const workerEnv = {
   LOG_LEVEL: 'info',
 }
 
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-function importDist(path) {
-  const file = join(ROOT, 'dist', path)
-  if (!existsSync(file)) throw new Error(`${file} is missing: run through \`npm run bench:workers\`, which builds first`)
-  return import(pathToFileURL(file).href)
-}
-
 /** A receiver that holds each request RECEIVER_DELAY_MS, then answers 200; it notes every arrival by webhook-id. */
 async function startReceiver() {
   const arrivals = [] // { id, at, answered }
@@ -72,27 +54,15 @@ async function startReceiver() {
 }
 
 async function prepare(receiverUrl) {
-  await admin(`drop database if exists ${DB_NAME} with (force)`)
-  await admin(`create database ${DB_NAME}`)
-  const { openDatabase } = await importDist('db/database.js')
-  const { migrate } = await importDist('db/migrator.js')
-  const { createServices } = await importDist('app.js')
+  await recreateDatabase(DB_NAME)
   const { createWatchersService } = await importDist('modules/watchers/watchers.service.js')
   const { DEFAULT_WEBHOOK_SETTINGS } = await importDist('modules/watchers/webhook-settings.js')
   const { emitEvents } = await importDist('modules/events/events.js')
-  const handle = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 })
-  await migrate(handle.db)
-  const system = (accountId) => ({ accountId, accountKind: 'service', apiKeyId: null, apiKeyName: null, requestId: null, channel: 'system' })
-  const account = await createServices(handle.db).accounts.createAccount(system('00000000-0000-0000-0000-000000000000'), { name: 'bench worker kill', kind: 'partner' })
+  const { handle, services } = await openServiceDatabase(DATABASE_URL)
+  const { accountId } = await createPartner(services, 'bench worker kill')
   const watchers = createWatchersService({ db: handle.db, settings: { ...DEFAULT_WEBHOOK_SETTINGS, allowPrivateUrls: true, allowLoopbackUrls: true } })
-  await watchers.createWatcher(system(account.id), { url: receiverUrl, event_types: ['error.created'] })
-  const events = Array.from({ length: DELIVERIES }, (_, n) => ({
-    type: 'error.created',
-    accountId: account.id,
-    coveragePeriodId: null,
-    groupId: null,
-    data: { error_id: `0193a4b2-0000-7000-8000-${String(n).padStart(12, '0')}`, status: 'unresolved', assignee: 'partner' },
-  }))
+  await watchers.createWatcher(systemActor(accountId), { url: receiverUrl, event_types: ['error.created'] })
+  const events = errorCreatedEvents(accountId, DELIVERIES)
   await handle.db.transaction().execute((tx) => emitEvents(tx, events))
   return handle
 }
@@ -171,7 +141,7 @@ async function main() {
     if (second) await stopChild(second.child)
     await handle.close()
     await receiver.close()
-    await admin(`drop database if exists ${DB_NAME} with (force)`)
+    await dropDatabase(DB_NAME)
   }
 }
 
