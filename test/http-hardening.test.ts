@@ -27,6 +27,7 @@ const LONE_SURROGATE = '\ud800'
 function expectInvalidCharacter(res: LightMyRequestResponse, expected: Array<{ pointer: string } | { parameter: string }>, secret?: string) {
   expectProblem(res, 422, 'invalid_character')
   expect(res.json().errors).toEqual(expected.map((where) => ({ ...where, code: 'invalid_character', detail: expect.any(String) })))
+  expect(res.json().detail).toMatch(expected.length === 1 ? /^1 value of the request holds a NUL/ : new RegExp(`^${expected.length} values of the request hold a NUL`))
   // JSON would carry them escaped: neither form comes back.
   expect(res.body).not.toMatch(/\\u0000|\\ud800|\u0000|\ud800/i)
   if (secret) expect(res.body).not.toContain(secret)

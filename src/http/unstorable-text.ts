@@ -55,6 +55,6 @@ export function registerUnstorableTextCheck(app: App): void {
     bodyProblems(request, problems)
     if (problems.length === 0) return done()
     const count = problems.length >= MAX_PROBLEMS ? `at least ${MAX_PROBLEMS}` : String(problems.length)
-    done(httpError('invalid_character', `${count} value${problems.length === 1 ? '' : 's'} of the request hold a NUL character or an unpaired surrogate, which cannot be stored.`, problems))
+    done(httpError('invalid_character', `${count} value${problems.length === 1 ? ' of the request holds' : 's of the request hold'} a NUL character or an unpaired surrogate, which cannot be stored.`, problems))
   })
 }
