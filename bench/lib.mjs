@@ -137,6 +137,37 @@ export async function startService(logLevel, { nodeOptions = [], poolSize = POOL
 // ---------------------------------------------------------------------------------------------
 // Database: a dedicated database, migrated and seeded through the service's own code.
 
+/**
+ * A worker process (`main/worker.js` of `dist`) on `databaseUrl`, with the bench's secrets,
+ * loopback receivers allowed and `extraEnv`; answers once its log says it started. Its output
+ * goes to TMP_DIR/`label`.log; times are Date.now() milliseconds.
+ */
+export async function startWorkerProcess({ label, databaseUrl, extraEnv = {}, dist = join(ROOT, 'dist') }) {
+  mkdirSync(TMP_DIR, { recursive: true })
+  const logFile = join(TMP_DIR, `${label}.log`)
+  const fd = openSync(logFile, 'w')
+  const workerEnv = {
+    PATH: env.PATH,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    TOKEN_SIGNING_SECRET,
+    SSN_ENCRYPTION_KEYS,
+    SSN_HASH_KEY,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...extraEnv,
+  }
+  const spawnedAt = Date.now()
+  const child = track(spawn(process.execPath, [join(dist, 'main/worker.js')], { cwd: ROOT, env: workerEnv, stdio: ['ignore', fd, fd] }))
+  closeSync(fd)
+  const deadline = Date.now() + 30_000
+  while (!readFileSync(logFile, 'utf8').includes('worker started')) {
+    if (!isRunning(child)) throw new Error(`worker ${label} exited before starting:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
+    if (Date.now() > deadline) throw new Error(`worker ${label} did not start within 30 s`)
+    await delay(10)
+  }
+  return { child, logFile, spawnedAt, startedAt: Date.now() }
+}
+
 /** A module of the built service (dist/), for seeding through the service's own code. */
 export function importDist(path) {
   const file = join(ROOT, 'dist', path)

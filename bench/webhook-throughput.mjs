@@ -15,15 +15,13 @@
 // run (sampled from pg_stat_activity); the job and HTTP times recorded by the service; and the
 // transactions and row writes per delivery. Prints only; figures go into RESULTS.md by hand.
 // Exits non-zero only when the benchmark itself breaks.
-import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import os from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { Webhook } from 'standardwebhooks'
-import { cpuDelta, cpuSnapshot, createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, ROOT, SERVICE_DIST, stopAll, stopChild, systemActor, TMP_DIR, track } from './lib.mjs'
+import { cpuDelta, cpuSnapshot, createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, SERVICE_DIST, startWorkerProcess, stopAll, stopChild, systemActor } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_webhook_throughput'
@@ -36,16 +34,7 @@ const SAMPLE_MS = 50
 
 // The worker runs with the service's defaults; these, when set, are passed through to try others.
 const PASSED_THROUGH = ['WEBHOOK_CONCURRENCY', 'WORKER_POLL_MS', 'WORKER_CONCURRENCY', 'DATABASE_POOL_SIZE', 'LOG_LEVEL', 'WORKER_HEARTBEAT_MS']
-const workerEnv = {
-  PATH: env.PATH,
-  NODE_ENV: 'production',
-  DATABASE_URL,
-  TOKEN_SIGNING_SECRET: 'bench-only-signing-secret-0123456789abcdef',
-  SSN_ENCRYPTION_KEYS: `bench-k1:${Buffer.alloc(32, 1).toString('base64')}`,
-  SSN_HASH_KEY: Buffer.alloc(32, 2).toString('base64'),
-  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  ...Object.fromEntries(PASSED_THROUGH.filter((name) => env[name] !== undefined).map((name) => [name, env[name]])),
-}
+const passedThrough = Object.fromEntries(PASSED_THROUGH.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
 
@@ -64,7 +53,7 @@ async function startReceiver() {
         state.badSignatures += 1
       }
       const id = String(req.headers['webhook-id'])
-      const at = performance.now()
+      const at = Date.now()
       if (!seen.has(id)) state.lastNewAt = at
       if (Number.isNaN(state.firstAt)) state.firstAt = at
       seen.set(id, (seen.get(id) ?? 0) + 1)
@@ -107,20 +96,8 @@ async function seed(receiver) {
   }
 }
 
-async function startWorker() {
-  mkdirSync(TMP_DIR, { recursive: true })
-  const logFile = join(TMP_DIR, 'webhook-throughput-worker.log')
-  const fd = openSync(logFile, 'w')
-  const spawnedAt = performance.now()
-  const child = track(spawn(process.execPath, [join(SERVICE_DIST, 'main/worker.js')], { cwd: ROOT, env: workerEnv, stdio: ['ignore', fd, fd] }))
-  closeSync(fd)
-  const deadline = Date.now() + 30_000
-  while (!readFileSync(logFile, 'utf8').includes('worker started')) {
-    if (!isRunning(child)) throw new Error(`the worker exited before starting:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
-    if (Date.now() > deadline) throw new Error('the worker did not start within 30 s')
-    await delay(10)
-  }
-  return { child, logFile, spawnedAt, startedAt: performance.now() }
+function startWorker() {
+  return startWorkerProcess({ label: 'webhook-throughput-worker', databaseUrl: DATABASE_URL, extraEnv: passedThrough, dist: SERVICE_DIST })
 }
 
 /** CPU seconds of the given PostgreSQL backends (0 for one gone). */
@@ -237,8 +214,8 @@ async function main() {
     worker = await startWorker()
     const cpuBefore = cpuSnapshot(worker.child.pid)
     const deadline = worker.startedAt + TIMEOUT_SECONDS * 1000
-    while (receiver.seen.size < DELIVERIES && performance.now() < deadline && isRunning(worker.child)) await delay(20)
-    const doneAt = performance.now()
+    while (receiver.seen.size < DELIVERIES && Date.now() < deadline && isRunning(worker.child)) await delay(20)
+    const doneAt = Date.now()
     const cpuAfter = cpuSnapshot(worker.child.pid)
     const backendSeconds = backendCpu(sampler.backends)
     await delay(1000) // late duplicates, if any

@@ -2,13 +2,10 @@
 // deliveries to a slow receiver are in flight, another worker is started, and the run measures
 // how long the orphaned deliveries wait (from the kill to their receipt) and how many deliveries
 // the receiver got more than once (by webhook-id). PostgreSQL, a database of its own, under 2 minutes.
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, ROOT, stopChild, systemActor, TMP_DIR, track } from './lib.mjs'
+import { createPartner, dropDatabase, errorCreatedEvents, importDist, openServiceDatabase, PG_SERVER, recreateDatabase, startWorkerProcess, stopChild, systemActor } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_worker_kill'
@@ -21,18 +18,6 @@ const HEARTBEAT_MS = env.WORKER_HEARTBEAT_MS ?? '5000'
 const DEAD_AFTER_MS = env.WORKER_DEAD_AFTER_MS ?? '30000'
 const RUN_LIMIT_MS = 100_000
 
-const workerEnv = {
-  PATH: env.PATH,
-  NODE_ENV: 'production',
-  DATABASE_URL,
-  TOKEN_SIGNING_SECRET: 'bench-only-signing-secret-0123456789abcdef',
-  SSN_ENCRYPTION_KEYS: `bench-k1:${Buffer.alloc(32, 1).toString('base64')}`,
-  SSN_HASH_KEY: Buffer.alloc(32, 2).toString('base64'),
-  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  WORKER_HEARTBEAT_MS: HEARTBEAT_MS,
-  WORKER_DEAD_AFTER_MS: DEAD_AFTER_MS,
-  LOG_LEVEL: 'info',
-}
 
 /** A receiver that holds each request RECEIVER_DELAY_MS, then answers 200; it notes every arrival by webhook-id. */
 async function startReceiver() {
@@ -67,20 +52,12 @@ async function prepare(receiverUrl) {
   return handle
 }
 
-async function startWorker(label) {
-  mkdirSync(TMP_DIR, { recursive: true })
-  const logFile = join(TMP_DIR, `worker-kill-${label}.log`)
-  const fd = openSync(logFile, 'w')
-  const spawnedAt = Date.now()
-  const child = track(spawn(process.execPath, [join(ROOT, 'dist/main/worker.js')], { cwd: ROOT, env: workerEnv, stdio: ['ignore', fd, fd] }))
-  closeSync(fd)
-  const deadline = Date.now() + 30_000
-  while (!readFileSync(logFile, 'utf8').includes('worker started')) {
-    if (!isRunning(child)) throw new Error(`worker ${label} exited before starting:\n${readFileSync(logFile, 'utf8').slice(-3000)}`)
-    if (Date.now() > deadline) throw new Error(`worker ${label} did not start within 30 s`)
-    await delay(50)
-  }
-  return { child, logFile, spawnedAt, startedAt: Date.now() }
+function startWorker(label) {
+  return startWorkerProcess({
+    label: `worker-kill-${label}`,
+    databaseUrl: DATABASE_URL,
+    extraEnv: { WORKER_HEARTBEAT_MS: HEARTBEAT_MS, WORKER_DEAD_AFTER_MS: DEAD_AFTER_MS, LOG_LEVEL: 'info' },
+  })
 }
 
 async function waitUntil(check, what, timeoutMs = RUN_LIMIT_MS) {
