@@ -3,12 +3,9 @@ import type { TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import type { FieldProblem } from '../lib/domain-error.js'
+import { escapePointerToken } from '../lib/json-pointer.js'
 
 type Part = 'body' | 'querystring' | 'params' | 'headers'
-
-function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1')
-}
 
 function describe(error: FastifySchemaValidationError): { code: string; detail: string } {
   const params = error.params as Record<string, unknown>

@@ -1,4 +1,5 @@
 import type { FieldProblem } from './domain-error.js'
+import { escapePointerToken } from './json-pointer.js'
 
 // PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates (text
 // would silently get U+FFFD instead): such a string fails in the database (a 500) or is changed on
@@ -15,10 +16,6 @@ export const UNSTORABLE_NAME_DETAIL = 'has a field name that contains a NUL char
 /** Whether PostgreSQL can store the text as it is. */
 export function isStorableText(text: string): boolean {
   return !text.includes('\u0000') && (text as Es2024String).isWellFormed()
-}
-
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
 /**
