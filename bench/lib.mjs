@@ -4,6 +4,7 @@
 import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -365,4 +366,23 @@ export async function machineBusyCores(ms = 2_000) {
   const before = machineTicks()
   await delay(ms)
   return (machineTicks().busy - before.busy) / CLK_TCK / (ms / 1000)
+}
+
+/**
+ * Waits up to `seconds` for the machine to go quiet (under a quarter of a core busy elsewhere), then
+ * says how busy it was: what a run's figures are read against.
+ */
+export async function waitForQuietMachine(seconds = 30) {
+  let busy = await machineBusyCores(1_000)
+  for (let waited = 0; busy > 0.25 && waited < seconds; waited += 2) {
+    console.log(`  the machine is busy elsewhere (${busy.toFixed(2)} cores); waiting ...`)
+    busy = await machineBusyCores(2_000)
+  }
+  return `${busy.toFixed(2)} cores busy (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`
+}
+
+/** The machine a run was made on, for its record in RESULTS.md. */
+export function machineDescription(postgres, loadBefore) {
+  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown'
+  return { cpus: os.availableParallelism(), cpuModel, memoryMb: Math.round(os.totalmem() / 1048576), node: process.version, postgres, loadBefore }
 }
