@@ -3,7 +3,6 @@ import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import { registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify'
-import secureJson from 'secure-json-parse'
 import type { Db } from './db/schema.js'
 import type { App } from './http/app-types.js'
 import { registerAccessLog } from './http/access-log.js'
@@ -25,6 +24,7 @@ import { httpError, problem, sendProblem, toProblem } from './http/problem.js'
 import { RateLimiter, type RateLimitStore } from './http/rate-limit.js'
 import { ProblemSchema } from './http/schemas.js'
 import { validatorCompiler } from './http/validation.js'
+import { parseClientJson } from './http/json-body.js'
 import { uuidv7 } from './lib/ids.js'
 import { accountsRoutes } from './modules/accounts/accounts.routes.js'
 import { createAccountsService } from './modules/accounts/accounts.service.js'
@@ -200,12 +200,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     if (text.trim() === '') return done(null, undefined)
     if (nestsDeeperThan(text)) return done(httpError('malformed_json', `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`), undefined)
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
+      done(null, parseClientJson(text))
     } catch (error) {
-      // V8 quotes the text around an unexpected token (`Unexpected token ''', ..."ssn":'123-45-67"...`):
-      // that text may be an SSN or a birth date, so only the part before the quote is kept.
-      const reason = error instanceof SyntaxError ? error.message.replace(/,\s*(?:\.\.\.)?".*$/s, '') : 'forbidden prototype property'
-      done(httpError('malformed_json', `The body is not valid JSON: ${reason}`), undefined)
+      done(error as Error, undefined)
     }
   })
 

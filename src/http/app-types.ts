@@ -26,5 +26,7 @@ declare module 'fastify' {
     consoleSession: ConsoleSession | null
     /** The body exactly as received, for Idempotency-Key fingerprints. */
     rawBody: string | undefined
+    /** SHA-256 of a body too large to keep as text (a census written to a file): its fingerprint instead. */
+    rawBodySha256: string | undefined
   }
 }

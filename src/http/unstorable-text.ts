@@ -53,8 +53,14 @@ export function registerUnstorableTextCheck(app: App): void {
     parameterProblems(request.params, 'path', problems)
     parameterProblems(request.query, 'query', problems)
     bodyProblems(request, problems)
-    if (problems.length === 0) return done()
-    const count = problems.length >= MAX_PROBLEMS ? `at least ${MAX_PROBLEMS}` : String(problems.length)
-    done(httpError('invalid_character', `${count} value${problems.length === 1 ? ' of the request holds' : 's of the request hold'} a NUL character or an unpaired surrogate, which cannot be stored.`, problems))
+    done(problems.length === 0 ? undefined : unstorableTextError(problems))
   })
 }
+
+/** The 422 for values that cannot be stored, also raised by routes that read their body in pieces (a census). */
+export function unstorableTextError(problems: readonly FieldProblem[]) {
+  const count = problems.length >= MAX_PROBLEMS ? `at least ${MAX_PROBLEMS}` : String(problems.length)
+  return httpError('invalid_character', `${count} value${problems.length === 1 ? ' of the request holds' : 's of the request hold'} a NUL character or an unpaired surrogate, which cannot be stored.`, problems)
+}
+
+export { MAX_PROBLEMS as MAX_UNSTORABLE_TEXT_PROBLEMS }

@@ -7342,9 +7342,9 @@ export interface operations {
                          * @description The date the carrier produced the census; today when absent
                          */
                         as_of?: string;
-                        subscribers?: components["schemas"]["CensusSubscriberInput"][];
                         /** @description The carrier's 834 audit file (005010X220A1) as text, instead of subscribers */
                         x12_834?: string;
+                        subscribers?: components["schemas"]["CensusSubscriberInput"][];
                     };
                 };
             };

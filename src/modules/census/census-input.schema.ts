@@ -82,20 +82,29 @@ export const CensusSubscriberInput = Type.Object(
 export type CensusSubscriberInputT = Static<typeof CensusSubscriberInput>
 export type CensusDependentInputT = Static<typeof CensusDependentInput>
 
-/** Most subscribers one census may carry. */
-export const MAX_CENSUS_SUBSCRIBERS = 100_000
+/** Most subscribers one census may carry: the largest groups, with room. The census streams, so memory does not set it. */
+export const MAX_CENSUS_SUBSCRIBERS = 500_000
+
+const censusRequestFields = {
+  as_of: Type.Optional({ ...IsoDate, description: 'The date the carrier produced the census; today when absent' }),
+  x12_834: Type.Optional(Type.String({ minLength: 106, description: "The carrier's 834 audit file (005010X220A1) as text, instead of subscribers" })),
+}
+const censusRequestOptions = { additionalProperties: false, description: 'Exactly one of `subscribers` (JSON) or `x12_834` (an 834 audit file)' }
+
+/**
+ * The body without its subscribers' contents: what census-body.ts checks before streaming them,
+ * each one then checked against CensusSubscriberInput where it stands.
+ */
+export const CensusRequestShell = Type.Object(
+  { census_request: Type.Object({ ...censusRequestFields, subscribers: Type.Optional(Type.Array(Type.Unknown())) }, censusRequestOptions) },
+  { additionalProperties: false },
+)
 
 export const CreateCensusRequestBody = Type.Object(
   {
     census_request: Type.Object(
-      {
-        as_of: Type.Optional({ ...IsoDate, description: 'The date the carrier produced the census; today when absent' }),
-        subscribers: Type.Optional(Type.Array(CensusSubscriberInput, { maxItems: MAX_CENSUS_SUBSCRIBERS })),
-        x12_834: Type.Optional(
-          Type.String({ minLength: 106, description: "The carrier's 834 audit file (005010X220A1) as text, instead of subscribers" }),
-        ),
-      },
-      { additionalProperties: false, description: 'Exactly one of `subscribers` (JSON) or `x12_834` (an 834 audit file)' },
+      { ...censusRequestFields, subscribers: Type.Optional(Type.Array(CensusSubscriberInput, { maxItems: MAX_CENSUS_SUBSCRIBERS })) },
+      censusRequestOptions,
     ),
   },
   {

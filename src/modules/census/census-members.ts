@@ -125,17 +125,19 @@ function censusCoverages(record: CensusSubscriberInputT | CensusDependentInputT,
 }
 
 /**
- * The census's members, keyed by position ("3", "3/0" for subscriber 3's first dependent). SSNs
+ * The census's members, keyed by position ("3", "3/0" for subscriber 3's first dependent; a
+ * batch's positions start at `firstPosition`). SSNs
  * are hashed with the service's key right here and kept only as hash and last four.
  */
-export function censusMembers(subscribers: readonly CensusSubscriberInputT[], resolvePlan: PlanResolver, hashSsn: (digits: string) => string): CensusSide {
+export function censusMembers(subscribers: readonly CensusSubscriberInputT[], resolvePlan: PlanResolver, hashSsn: (digits: string) => string, firstPosition = 0): CensusSide {
   const members: ComparableMember[] = []
   const carried = new Map<string, ReadonlySet<DiscrepancyParameter>>()
   const ssnOf = (value: string | null | undefined) => {
     const digits = (value ?? '').replace(/\D/g, '')
     return digits.length === 9 ? { ssnHash: hashSsn(digits), ssnLastFour: digits.slice(-4) } : { ssnHash: null, ssnLastFour: null }
   }
-  subscribers.forEach((subscriber, index) => {
+  subscribers.forEach((subscriber, offset) => {
+    const index = firstPosition + offset
     const key = String(index)
     members.push({
       key,

@@ -53,12 +53,15 @@ export async function insertCensusSubscribers<T>(
   tx: Executor,
   censusRequestId: string,
   subscribers: readonly T[],
-  valuesOf: (subscriber: T, position: number) => CensusSubscriberValues,
+  valuesOf: (subscriber: T, offset: number) => CensusSubscriberValues,
+  firstPosition = 0,
 ): Promise<void> {
   for (let start = 0; start < subscribers.length; start += BATCH) {
     await tx
       .insertInto('census_subscribers')
-      .values(subscribers.slice(start, start + BATCH).map((subscriber, offset) => ({ census_request_id: censusRequestId, position: start + offset, ...valuesOf(subscriber, start + offset) })))
+      .values(
+        subscribers.slice(start, start + BATCH).map((subscriber, k) => ({ census_request_id: censusRequestId, position: firstPosition + start + k, ...valuesOf(subscriber, start + k) })),
+      )
       .execute()
   }
 }
@@ -71,10 +74,6 @@ export async function setCarrierMemberIds(tx: Executor, learnt: readonly { membe
   }
 }
 
-/** The coverage period's transactions awaiting the carrier. */
-export async function submittedTransactions(tx: Executor, coveragePeriodId: string) {
-  return tx.selectFrom('member_transactions').select(['id', 'subscriber_id']).where('coverage_period_id', '=', coveragePeriodId).where('status', '=', 'submitted').execute()
-}
 
 /** Open reconciliation errors about a member, with what they are about. */
 export async function openReconciliationErrors(tx: Executor, coveragePeriodId: string) {
@@ -113,6 +112,40 @@ export interface CensusCounts {
   errors_resolved: number
 }
 
+/** Census-wide problems (plans the census names that the coverage period lacks). */
+export async function recordCensusProblems(tx: Executor, censusRequestId: string, problems: readonly string[]): Promise<void> {
+  if (problems.length > 0) await tx.updateTable('census_requests').set({ errors: JSON.stringify(problems) }).where('id', '=', censusRequestId).execute()
+}
+
 export async function recordCensusCounts(tx: Executor, censusRequestId: string, counts: CensusCounts): Promise<void> {
   await tx.updateTable('census_requests').set(counts).where('id', '=', censusRequestId).execute()
+}
+
+/** What the matching rules read of these subscribers (census-matching.repo.ts), in the order given. */
+export async function subscriberIdentities(tx: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return []
+  const rows = await sql<{ id: string; carrier_member_id: string | null; ssn_hash: string | null; first_name: string; last_name: string; birth_date: string | null }>`
+    SELECT id, carrier_member_id, ssn_hash, first_name, last_name, to_char(birth_date, 'YYYY-MM-DD') AS birth_date
+      FROM members WHERE id = ANY(${ids}::uuid[])`.execute(tx)
+  const byId = new Map(rows.rows.map((row) => [row.id, row]))
+  return ids.flatMap((id) => byId.get(id) ?? [])
+}
+
+/** The families' transactions awaiting the carrier. */
+export async function submittedTransactionsOf(tx: Executor, coveragePeriodId: string, subscriberIds: readonly string[]) {
+  if (subscriberIds.length === 0) return []
+  return tx
+    .selectFrom('member_transactions')
+    .select(['id', 'subscriber_id'])
+    .where('coverage_period_id', '=', coveragePeriodId)
+    .where('status', '=', 'submitted')
+    .where('subscriber_id', 'in', subscriberIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+/** One census of a coverage period at a time: two would each resolve what the other raises. */
+export async function lockCoveragePeriodCensus(tx: Executor, coveragePeriodId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`census:${coveragePeriodId}`}, 0))`.execute(tx)
 }

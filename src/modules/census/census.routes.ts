@@ -1,18 +1,34 @@
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
+import { httpError } from '../../http/problem.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
+import { isSpooledBody, spoolJsonBodies } from '../../http/spooled-body.js'
+import { validatorCompiler } from '../../http/validation.js'
+import { openSpooledCensus } from './census-body.js'
 import { CreateCensusRequestBody } from './census-input.schema.js'
 import { CensusRequestResponse } from './census.schema.js'
 import type { CensusService } from './census.service.js'
 
-/** A census of 100,000 families as JSON is well over the default body limit. */
-export const DEFAULT_CENSUS_BODY_LIMIT_BYTES = 256 * 1024 * 1024
+/**
+ * A census of 200,000 families as JSON is some 250 MB. The body streams to a temporary file and
+ * is read from there in pieces (census-body.ts), so the limit is about disk, not memory.
+ */
+export const DEFAULT_CENSUS_BODY_LIMIT_BYTES = 1024 * 1024 * 1024
 
 export function censusRoutes(app: App, census: CensusService, bodyLimit: number): void {
+  app.register(async (scope: App) => {
+    spoolJsonBodies(scope, bodyLimit)
+    censusRoute(scope, census, bodyLimit)
+  })
+}
+
+function censusRoute(app: App, census: CensusService, bodyLimit: number): void {
   app.post(
     '/coverage_periods/:id/census_requests',
     {
       bodyLimit,
+      // The body is a file here: census-body.ts checks it against the schema as it reads it.
+      validatorCompiler: (context) => (context.httpPart === 'body' ? (value: unknown) => ({ value }) : validatorCompiler(context)),
       config: { auth: 'service' },
       schema: {
         operationId: 'createCensusRequest',
@@ -38,7 +54,10 @@ export function censusRoutes(app: App, census: CensusService, bodyLimit: number)
       },
     },
     async (request, reply) => {
-      const { created, censusRequest } = await census.submitCensus(requireActor(request), request.params.id, request.body.census_request)
+      const body: unknown = request.body
+      if (!isSpooledBody(body)) throw httpError('validation_failed', 'The request body has 1 invalid field.', [{ pointer: '/census_request', detail: 'is required', code: 'required' }])
+      const source = await openSpooledCensus(body)
+      const { created, censusRequest } = await census.submitCensusSource(requireActor(request), request.params.id, source)
       return reply.code(created ? 201 : 200).send({ census_request: censusRequest })
     },
   )

@@ -5,27 +5,32 @@ import { uuidv7 } from '../../lib/ids.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
-import { loadAllFamilies, windowOf } from '../members/index.js'
+import { enrolledSubscriberIds, loadFamilies, plansOfPeriod, windowOf, type LoadedFamily } from '../members/index.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
-import { Edi834ParseError } from '../edi-834/edi-834.errors.js'
-import { parse834 } from '../edi-834/edi-834.parse.js'
-import { tokenizeX12 } from '../edi-834/x12-tokenize.js'
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import { autoResolveErrors, raiseErrors, type FoundDiscrepancy } from '../errors/raise-errors.js'
 import { emitEvent } from '../events/events.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
-import { censusSubscribersFrom834 } from './census-from-834.js'
-import type { CensusSubscriberInputT, CreateCensusRequestInput } from './census-input.schema.js'
+import type { CreateCensusRequestInput } from './census-input.schema.js'
 import { censusMembers, platformMembers } from './census-members.js'
+import * as matching from './census-matching.repo.js'
+import { censusFromInput, type CensusSource } from './census-source.js'
 import { maskCensusSsns } from './census-ssn.js'
-import { censusInputInvalid } from './census.errors.js'
 import { findCensusRequest } from './census-read.repo.js'
 import * as repo from './census.repo.js'
 import type { CensusRequest } from './census.schema.js'
-import { reconcile } from './reconcile.js'
-import type { ComparableMember, FoundMemberDiscrepancy } from './reconcile.model.js'
+import { byMemberParameterPlan, compareMembers } from './compare.js'
+import { completeMatch, ruleKeys, type MemberPair } from './match.js'
+import type { ComparableMember, FoundMemberDiscrepancy, MemberMatch, ReconcileOptions } from './reconcile.model.js'
 
 export const RECONCILIATION_RESOLUTION = 'Resolved automatically: the latest census from the carrier no longer shows this discrepancy.'
+
+/**
+ * Census subscribers (and platform families) handled together: enough for few statements per
+ * family, few enough that memory does not grow with the census (a batch of families with their
+ * coverages is a few megabytes).
+ */
+const FAMILY_BATCH = 1000
 
 /** How a carrier-only member is told apart from another: the carrier's id, else its name and birth date. */
 function subjectOf(member: ComparableMember | undefined): string | undefined {
@@ -34,43 +39,32 @@ function subjectOf(member: ComparableMember | undefined): string | undefined {
   return createHash('sha256').update(identity).digest('hex').slice(0, 16)
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
-/**
- * Whether an 834's transaction set is closed by its SE. parse834 reads members up to SE or the
- * end of the text, so a file cut short in transit would otherwise read as a carrier lacking every
- * member after the cut: errors raised for each of them, their open errors resolved. Only the ISA
- * is tokenized here (for the separators); the rest is one search, not a second parse.
- */
-function transactionSetClosed(text: string): boolean {
-  const { separators } = tokenizeX12(text.slice(0, text.indexOf('ISA') + 1024))
-  return new RegExp(`${escapeRegExp(separators.segment)}\\s*SE${escapeRegExp(separators.element)}`).test(text)
-}
-
 export interface CensusResult {
   created: boolean
   censusRequest: CensusRequest
 }
 
+/** Thrown inside the census's transaction to roll it back: the census is the latest one again. */
+class SameCensusAgain extends Error {
+  constructor(readonly censusRequestId: string) {
+    super('the same census again')
+  }
+}
+
+/** A discrepancy found, with what raising it needs, kept until every family has been compared. */
+interface Found {
+  discrepancy: FoundMemberDiscrepancy
+  raise: FoundDiscrepancy
+}
+
 export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers: CarrierCatalog }) {
   const { db } = deps
 
-  /** The census as subscribers, whatever its format; an unreadable 834 is a 422 naming the segment. */
-  function readCensus(input: CreateCensusRequestInput): { format: 'json' | 'x12_834'; subscribers: CensusSubscriberInputT[]; text: string } {
-    if ((input.subscribers === undefined) === (input.x12_834 === undefined)) {
-      throw censusInputInvalid('Send exactly one of census_request.subscribers (JSON) or census_request.x12_834 (an 834 audit file).', '/census_request')
-    }
-    if (input.subscribers) return { format: 'json', subscribers: input.subscribers, text: JSON.stringify(input.subscribers) }
-    try {
-      const parsed = parse834(input.x12_834!)
-      if (!transactionSetClosed(input.x12_834!)) {
-        throw censusInputInvalid('The 834 file cannot be read: its transaction set has no SE trailer (the file is cut short).', '/census_request/x12_834')
-      }
-      return { format: 'x12_834', subscribers: censusSubscribersFrom834(parsed.members), text: input.x12_834! }
-    } catch (error) {
-      if (error instanceof Edi834ParseError) throw censusInputInvalid(`The 834 file cannot be read: ${error.message}`, '/census_request/x12_834')
-      throw error
-    }
+  /** A census already in memory (the sandbox carriers', tests): see submitCensusSource. */
+  async function submitCensus(actor: Actor, coveragePeriodId: string, input: CreateCensusRequestInput, options: { submittedBy?: string } = {}): Promise<CensusResult> {
+    const cp = await repo.findCoveragePeriod(db, coveragePeriodId)
+    if (!cp) throw coveragePeriodNotFound()
+    return submitCensusSource(actor, coveragePeriodId, censusFromInput(input), options)
   }
 
   /**
@@ -79,147 +73,237 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
    * census request; reconciliation errors it no longer finds are resolved; the submitted
    * transactions of the families it covers become synced, or errors where discrepancies remain.
    * The same census posted again (same content as the coverage period's latest) changes nothing.
+   *
+   * It streams: the census is read twice, a batch of families at a time, and never held whole,
+   * nor is the platform's side. The first reading stores each census subscriber's match keys, the
+   * platform's subscribers' keys join them, and SQL pairs them over everyone (census-matching.repo.ts);
+   * the second reading loads the paired families a batch at a time and compares them; the platform
+   * families no census subscriber paired are read last. Only what was found is kept to the end,
+   * where the errors are raised in one sorted pass, as before streaming.
    */
-  async function submitCensus(actor: Actor, coveragePeriodId: string, input: CreateCensusRequestInput, options: { submittedBy?: string } = {}): Promise<CensusResult> {
+  async function submitCensusSource(actor: Actor, coveragePeriodId: string, source: CensusSource, options: { submittedBy?: string } = {}): Promise<CensusResult> {
     const cp = await repo.findCoveragePeriod(db, coveragePeriodId)
     if (!cp) throw coveragePeriodNotFound()
-    const census = readCensus(input)
-    const asOf = input.as_of ?? new Date().toISOString().slice(0, 10)
-    const contentSha256 = createHash('sha256').update(census.format).update('\n').update(census.text).digest('hex')
-    const latest = await repo.latestCensusRequest(db, cp.id)
-    if (latest && latest.content_sha256 === contentSha256) {
-      return { created: false, censusRequest: (await findCensusRequest(db, undefined, latest.id))! }
-    }
-
-    const plans = await repo.planReferences(db, cp.id)
+    const asOf = source.asOf ?? new Date().toISOString().slice(0, 10)
+    const window = windowOf(cp)
+    const carrier = deps.carriers.find(cp.carrier_name)
+    const compareOptions: ReconcileOptions = carrier?.gender_mapping ? { genderMapping: carrier.gender_mapping } : {}
     const planByReference = new Map<string, string>()
-    for (const plan of plans) {
+    for (const plan of await repo.planReferences(db, cp.id)) {
       planByReference.set(plan.id, plan.id)
       planByReference.set(plan.external_identifier.toLowerCase(), plan.id)
     }
-    const carrierSide = censusMembers(census.subscribers, (reference) => planByReference.get(reference.toLowerCase()) ?? null, (digits) => deps.ssn.hash(digits))
-    const families = await loadAllFamilies(db, windowOf(cp))
-    const platform = platformMembers(families)
-    const carrier = deps.carriers.find(cp.carrier_name)
-    const result = reconcile(platform, carrierSide.members, carrier?.gender_mapping ? { genderMapping: carrier.gender_mapping } : {})
-    // A field the census does not carry at all says nothing about the member (see census-members.ts).
-    const found = result.discrepancies.filter(
-      (d) => d.kind !== 'carrier_missing' || d.censusKey === null || (carrierSide.carried.get(d.censusKey)?.has(d.parameter) ?? true),
-    )
-    const problems = [...new Set(result.discrepancies.filter((d) => d.parameter === 'plan_id').map((d) => `Unknown plan ${JSON.stringify(d.carrier)}: no plan of the coverage period has this id or external identifier.`))]
-
-    const subscriberOfMember = new Map<string, string>()
-    for (const family of families) for (const m of [family.subscriber, ...family.dependents]) subscriberOfMember.set(m.id, family.subscriber.id)
-    const censusByKey = new Map(carrierSide.members.map((m) => [m.key, m]))
+    const resolvePlan = (reference: string) => planByReference.get(reference.toLowerCase()) ?? null
+    const hashSsn = (digits: string) => deps.ssn.hash(digits)
     const now = new Date()
     const censusRequestId = uuidv7()
 
-    await db.transaction().execute(async (tx) => {
-      // Written completed, before any error links it: the errors' rendered copy stays true.
-      await repo.insertCensusRequest(tx, {
-        id: censusRequestId,
-        account_id: cp.account_id,
-        coverage_period_id: cp.id,
-        group_id: cp.group_id,
-        format: census.format,
-        submitted_by: options.submittedBy ?? actorName(actor),
-        as_of: asOf,
-        status: 'completed',
-        content_sha256: contentSha256,
-        errors: JSON.stringify(problems),
-        created_at: now,
-        completed_at: now,
-      })
-      const matchedSubscriber = new Map(result.match.pairs.filter((p) => p.carrier.kind === 'subscriber').map((p) => [p.carrier.key, p.platform.key]))
-      await repo.insertCensusSubscribers(tx, censusRequestId, census.subscribers, (subscriber, position) => ({
-        matched_subscriber_id: matchedSubscriber.get(String(position)) ?? null,
-        // Kept for reading back only, so the carrier's SSNs are kept masked.
-        data: JSON.stringify(maskCensusSsns(subscriber)),
-      }))
-      // The carrier's member ids, learnt from this census: the first matching rule next time.
-      const learnt = result.match.pairs.flatMap((p) =>
-        p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : [],
-      )
-      await repo.setCarrierMemberIds(tx, learnt)
+    try {
+      await db.transaction().execute(async (tx) => {
+        await repo.lockCoveragePeriodCensus(tx, cp.id)
+        await matching.createMatchingTables(tx)
 
-      // Families with transactions awaiting the carrier: the census settles them.
-      const submitted = await repo.submittedTransactions(tx, cp.id)
-      const transactionsOf = new Map<string, string[]>()
-      for (const t of submitted) transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
-      const familyOf = (d: FoundMemberDiscrepancy) => (d.memberId ? subscriberOfMember.get(d.memberId) : undefined)
+        // First reading: each census subscriber's match keys, and the census's content digest.
+        const digest = createHash('sha256').update(source.format).update('\n')
+        if (source.text !== undefined) digest.update(source.text)
+        else digest.update('[')
+        let subscriberCount = 0
+        for await (const batch of source.batches(FAMILY_BATCH)) {
+          const first = subscriberCount
+          if (source.text === undefined) for (const subscriber of batch) digest.update(`${subscriberCount++ === 0 ? '' : ','}${JSON.stringify(subscriber)}`)
+          else subscriberCount += batch.length
+          const subscribers = censusMembers(batch, resolvePlan, hashSsn, first).members.filter((m) => m.kind === 'subscriber')
+          await matching.insertCarrierKeys(tx, subscribers.map((m) => ({ position: Number(m.key), keys: ruleKeys(m) })))
+        }
+        if (source.text === undefined) digest.update(']')
+        const contentSha256 = digest.digest('hex')
+        const latest = await repo.latestCensusRequest(tx, cp.id)
+        if (latest && latest.content_sha256 === contentSha256) throw new SameCensusAgain(latest.id)
 
-      const raised = await raiseErrors(
-        tx,
-        actor,
-        { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id, source: 'reconciliation', censusRequestId },
-        found.map((d): FoundDiscrepancy => {
-          const family = familyOf(d)
-          const carrierOnly = d.kind === 'platform_missing' && (d.parameter === 'subscriber' || d.parameter === 'dependent')
-          const subject = carrierOnly || d.parameter === 'plan_id' ? subjectOf(d.censusKey ? censusByKey.get(d.censusKey) : undefined) : undefined
-          return {
-            memberId: d.memberId,
-            planId: d.planId,
-            parameter: d.parameter,
-            kind: d.kind,
-            carrier: d.carrier,
-            platform: d.platform,
-            ...(family && transactionsOf.has(family) ? { transactionIds: transactionsOf.get(family)! } : {}),
-            ...(subject ? { subject: d.parameter === 'plan_id' ? `${subject}:${String(d.carrier)}` : subject } : {}),
+        // The platform's subscribers, in id order (the order loadAllFamilies gave them).
+        let ord = 0
+        let page: string[] = []
+        const flushPlatformPage = async () => {
+          const identities = await repo.subscriberIdentities(tx, page)
+          await matching.insertPlatformKeys(
+            tx,
+            identities.map((row) => ({
+              ord: ord++,
+              memberId: row.id,
+              keys: ruleKeys({ kind: 'subscriber', relationship: null, carrierMemberId: row.carrier_member_id, ssnHash: row.ssn_hash, firstName: row.first_name, lastName: row.last_name, birthDate: row.birth_date }),
+            })),
+          )
+          page = []
+        }
+        for await (const id of enrolledSubscriberIds(tx, cp.id)) {
+          page.push(id)
+          if (page.length === FAMILY_BATCH) await flushPlatformPage()
+        }
+        await flushPlatformPage()
+        await matching.pairSubscribers(tx)
+
+        // Written completed, before any error links it: the errors' rendered copy stays true.
+        await repo.insertCensusRequest(tx, {
+          id: censusRequestId,
+          account_id: cp.account_id,
+          coverage_period_id: cp.id,
+          group_id: cp.group_id,
+          format: source.format,
+          submitted_by: options.submittedBy ?? actorName(actor),
+          as_of: asOf,
+          status: 'completed',
+          content_sha256: contentSha256,
+          errors: '[]',
+          created_at: now,
+          completed_at: now,
+        })
+
+        const plans = await plansOfPeriod(tx, cp.id)
+        const loadBatch = (ids: readonly string[]) => loadFamilies(tx, window, ids, { withCoverages: true, withDigests: false, plans })
+        // Open errors about a member, by member: one a matched member's census record does not
+        // speak about stays open (see census-members.ts), so it cannot show it is gone.
+        const openByMember = new Map<string, { dedupeKey: string; parameter: DiscrepancyParameter }[]>()
+        for (const e of await repo.openReconciliationErrors(tx, cp.id)) {
+          const list = openByMember.get(e.member_id!) ?? []
+          list.push({ dedupeKey: e.dedupe_key!, parameter: e.discrepancy_parameter as DiscrepancyParameter })
+          openByMember.set(e.member_id!, list)
+        }
+        const found: Found[] = []
+        const uncompared: string[] = []
+        const counts = { member_count: 0, matched_count: 0 }
+
+        /** Compares a batch of families, keeps what it found, and settles the families' transactions. */
+        const compareBatch = async (families: readonly LoadedFamily[], match: MemberMatch, census: ReturnType<typeof censusMembers> | null) => {
+          const subscriberOfMember = new Map<string, string>()
+          for (const family of families) for (const m of [family.subscriber, ...family.dependents]) subscriberOfMember.set(m.id, family.subscriber.id)
+          const discrepancies = compareMembers(match, compareOptions)
+          // A field the census does not carry at all says nothing about the member (see census-members.ts).
+          const kept = discrepancies.filter((d) => d.kind !== 'carrier_missing' || d.censusKey === null || (census?.carried.get(d.censusKey)?.has(d.parameter) ?? true))
+          for (const pair of match.pairs) {
+            const carried = census?.carried.get(pair.carrier.key)
+            for (const open of openByMember.get(pair.platform.key) ?? []) if (carried?.has(open.parameter) === false) uncompared.push(open.dedupeKey)
           }
-        }),
-        now,
-      )
-      // An open error about an item a matched member's census record does not carry stays open:
-      // the census says nothing about it (see census-members.ts), so it cannot show it is gone.
-      const carriedOf = new Map(result.match.pairs.map((p) => [p.platform.key, carrierSide.carried.get(p.carrier.key)]))
-      const open = await repo.openReconciliationErrors(tx, cp.id)
-      const uncompared = open
-        .filter((e) => carriedOf.get(e.member_id!)?.has(e.discrepancy_parameter as DiscrepancyParameter) === false)
-        .map((e) => e.dedupe_key!)
-      const resolved = await autoResolveErrors(
-        tx,
-        actor,
-        { coveragePeriodId: cp.id, source: 'reconciliation', keepDedupeKeys: [...raised.map((r) => r.dedupeKey), ...uncompared] },
-        { message: RECONCILIATION_RESOLUTION, resolvedBy: 'reconciliation' },
-        now,
-      )
-      await repo.linkErrorsToCensus(tx, resolved, censusRequestId)
+          counts.matched_count += match.pairs.length
 
-      const withErrors = new Set(found.map(familyOf).filter((id): id is string => id !== undefined))
-      const settled = submitted.filter((t) => subscriberOfMember.has(t.subscriber_id))
-      const toSynced = settled.filter((t) => !withErrors.has(t.subscriber_id)).map((t) => t.id)
-      const toErrors = settled.filter((t) => withErrors.has(t.subscriber_id)).map((t) => t.id)
-      await repo.completeTransactions(tx, toSynced, 'synced', now)
-      await repo.completeTransactions(tx, toErrors, 'errors', now)
-      await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId: cp.id })), now)
+          const familyOf = (d: FoundMemberDiscrepancy) => (d.memberId ? subscriberOfMember.get(d.memberId) : undefined)
+          const submitted = await repo.submittedTransactionsOf(tx, cp.id, families.map((f) => f.subscriber.id))
+          const transactionsOf = new Map<string, string[]>()
+          for (const t of submitted) transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
+          const censusByKey = census ? new Map(census.members.map((m) => [m.key, m])) : new Map<string, ComparableMember>()
+          for (const d of kept) {
+            const family = familyOf(d)
+            const carrierOnly = d.kind === 'platform_missing' && (d.parameter === 'subscriber' || d.parameter === 'dependent')
+            const subject = carrierOnly || d.parameter === 'plan_id' ? subjectOf(d.censusKey ? censusByKey.get(d.censusKey) : undefined) : undefined
+            found.push({
+              discrepancy: d,
+              raise: {
+                memberId: d.memberId,
+                planId: d.planId,
+                parameter: d.parameter,
+                kind: d.kind,
+                carrier: d.carrier,
+                platform: d.platform,
+                ...(family && transactionsOf.has(family) ? { transactionIds: transactionsOf.get(family)! } : {}),
+                ...(subject ? { subject: d.parameter === 'plan_id' ? `${subject}:${String(d.carrier)}` : subject } : {}),
+              },
+            })
+          }
+          // The census settles the families' submitted transactions: errors where a discrepancy remains.
+          const withErrors = new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))
+          await repo.completeTransactions(tx, submitted.filter((t) => !withErrors.has(t.subscriber_id)).map((t) => t.id), 'synced', now)
+          await repo.completeTransactions(tx, submitted.filter((t) => withErrors.has(t.subscriber_id)).map((t) => t.id), 'errors', now)
+          await refreshFamilyStatuses(tx, submitted.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId: cp.id })), now)
+        }
 
-      const counts: repo.CensusCounts = {
-        subscriber_count: census.subscribers.length,
-        member_count: carrierSide.members.length,
-        matched_count: result.match.pairs.length,
-        discrepancy_count: found.length,
-        errors_created: raised.filter((r) => r.outcome === 'created').length,
-        errors_reopened: raised.filter((r) => r.outcome === 'reopened').length,
-        errors_resolved: resolved.length,
-      }
-      await repo.recordCensusCounts(tx, censusRequestId, counts)
-      await recordAuditEvent(tx, actor, { accountId: cp.account_id, action: 'census_request.created', resourceType: 'census_request', resourceId: censusRequestId })
-      await emitEvent(
-        tx,
-        {
-          type: 'census_request.completed',
-          accountId: cp.account_id,
-          coveragePeriodId: cp.id,
-          groupId: cp.group_id,
-          data: { census_request_id: censusRequestId, coverage_period_id: cp.id, group_id: cp.group_id, status: 'completed', ...counts },
-        },
-        now,
-      )
-    })
+        // Second reading: the census's families beside the platform families paired with them.
+        let position = 0
+        for await (const batch of source.batches(FAMILY_BATCH)) {
+          const first = position
+          position += batch.length
+          const census = censusMembers(batch, resolvePlan, hashSsn, first)
+          const pairRows = await matching.pairsBetween(tx, first, position)
+          const families = await loadBatch(pairRows.map((p) => p.memberId))
+          const platform = platformMembers(families)
+          const platformByKey = new Map(platform.map((m) => [m.key, m]))
+          const censusByKey = new Map(census.members.map((m) => [m.key, m]))
+          const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
+          const match = completeMatch(platform, census.members, subscriberPairs)
+          counts.member_count += census.members.length
+
+          const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
+          await repo.insertCensusSubscribers(tx, censusRequestId, batch, (subscriber, offset) => ({
+            matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
+            // Kept for reading back only, so the carrier's SSNs are kept masked.
+            data: JSON.stringify(maskCensusSsns(subscriber)),
+          }), first)
+          // The carrier's member ids, learnt from this census: the first matching rule next time.
+          await repo.setCarrierMemberIds(
+            tx,
+            match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : [])),
+          )
+          await compareBatch(families, match, census)
+        }
+
+        // The platform's families no census subscriber paired: the carrier lacks every member.
+        for (let after = -1; ; ) {
+          const unpaired = await matching.unpairedPlatformSubscribers(tx, after, FAMILY_BATCH)
+          if (unpaired.length === 0) break
+          after = unpaired[unpaired.length - 1]!.ord
+          const families = await loadBatch(unpaired.map((u) => u.memberId))
+          await compareBatch(families, { pairs: [], platformOnly: platformMembers(families), carrierOnly: [] }, null)
+        }
+
+        found.sort((a, b) => byMemberParameterPlan(a.discrepancy, b.discrepancy))
+        // Before any error links the census request: their rendered copy of it shows these.
+        const unknownPlans = found.filter((f) => f.discrepancy.parameter === 'plan_id').map((f) => `Unknown plan ${JSON.stringify(f.discrepancy.carrier)}: no plan of the coverage period has this id or external identifier.`)
+        await repo.recordCensusProblems(tx, censusRequestId, [...new Set(unknownPlans)])
+        const raised = await raiseErrors(
+          tx,
+          actor,
+          { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id, source: 'reconciliation', censusRequestId },
+          found.map((f) => f.raise),
+          now,
+        )
+        const resolved = await autoResolveErrors(
+          tx,
+          actor,
+          { coveragePeriodId: cp.id, source: 'reconciliation', keepDedupeKeys: [...raised.map((r) => r.dedupeKey), ...uncompared] },
+          { message: RECONCILIATION_RESOLUTION, resolvedBy: 'reconciliation' },
+          now,
+        )
+        await repo.linkErrorsToCensus(tx, resolved, censusRequestId)
+
+        const totals: repo.CensusCounts = {
+          subscriber_count: subscriberCount,
+          member_count: counts.member_count,
+          matched_count: counts.matched_count,
+          discrepancy_count: found.length,
+          errors_created: raised.filter((r) => r.outcome === 'created').length,
+          errors_reopened: raised.filter((r) => r.outcome === 'reopened').length,
+          errors_resolved: resolved.length,
+        }
+        await repo.recordCensusCounts(tx, censusRequestId, totals)
+        await recordAuditEvent(tx, actor, { accountId: cp.account_id, action: 'census_request.created', resourceType: 'census_request', resourceId: censusRequestId })
+        await emitEvent(
+          tx,
+          {
+            type: 'census_request.completed',
+            accountId: cp.account_id,
+            coveragePeriodId: cp.id,
+            groupId: cp.group_id,
+            data: { census_request_id: censusRequestId, coverage_period_id: cp.id, group_id: cp.group_id, status: 'completed', ...totals },
+          },
+          now,
+        )
+      })
+    } catch (error) {
+      if (error instanceof SameCensusAgain) return { created: false, censusRequest: (await findCensusRequest(db, undefined, error.censusRequestId))! }
+      throw error
+    }
     return { created: true, censusRequest: (await findCensusRequest(db, undefined, censusRequestId))! }
   }
 
-  return { submitCensus }
+  return { submitCensus, submitCensusSource }
 }
 
 export type CensusService = ReturnType<typeof createCensusService>

@@ -169,7 +169,7 @@ function compareText(a: string | null, b: string | null): number {
 }
 
 /** By member (platform id, then census key), then the catalogue's parameter order, then plan; ties keep the order found. */
-function byMemberParameterPlan(a: FoundMemberDiscrepancy, b: FoundMemberDiscrepancy): number {
+export function byMemberParameterPlan(a: FoundMemberDiscrepancy, b: FoundMemberDiscrepancy): number {
   return (
     compareText(a.memberId, b.memberId) ||
     compareText(a.censusKey, b.censusKey) ||

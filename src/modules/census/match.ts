@@ -2,7 +2,8 @@ import { dateKey, nameKey, relationshipKey } from './normalise.js'
 import type { ComparableMember, MemberMatch } from './reconcile.model.js'
 
 export type MatchRule = MemberMatch['pairs'][number]['matchedBy']
-type Pair = MemberMatch['pairs'][number]
+export type MemberPair = MemberMatch['pairs'][number]
+type Pair = MemberPair
 
 /**
  * The rules, strongest first (api-contract section 7). Each whole pass runs before the next, so
@@ -16,10 +17,16 @@ type Pair = MemberMatch['pairs'][number]
  * the birth dates: the birth_date discrepancy then shows the typo. Two people sharing an SSN,
  * a name and a relationship are the same person far more often than not.
  */
-const RULES: readonly MatchRule[] = ['carrier_member_id', 'ssn_and_birth_date', 'name_birth_date_relationship', 'ssn_and_name']
+export const RULES: readonly MatchRule[] = ['carrier_member_id', 'ssn_and_birth_date', 'name_birth_date_relationship', 'ssn_and_name']
 
-/** A member's key under each rule (null: the rule cannot apply, e.g. no SSN or an unreadable birth date). */
-function ruleKeys(member: ComparableMember): (string | null)[] {
+/** What the rules read of a member. */
+export type MatchIdentity = Pick<ComparableMember, 'carrierMemberId' | 'birthDate' | 'firstName' | 'lastName' | 'relationship' | 'kind' | 'ssnHash'>
+
+/**
+ * A member's key under each rule, in RULES order (null: the rule cannot apply, e.g. no SSN or an
+ * unreadable birth date). The streaming census stores these for subscribers and pairs them in SQL.
+ */
+export function ruleKeys(member: MatchIdentity): (string | null)[] {
   // Carrier ids are compared trimmed and case-insensitively: carriers' systems upper-case them.
   const carrierId = member.carrierMemberId?.trim().toUpperCase() || null
   const birthDate = dateKey(member.birthDate)
@@ -103,11 +110,19 @@ export function matchMembers(platform: readonly ComparableMember[], carrier: rea
   const pairs: Pair[] = []
   const subscribersOf = (members: readonly ComparableMember[]) => members.filter((member) => member.kind === 'subscriber')
   matchGroup(subscribersOf(platform), subscribersOf(carrier), pairs)
+  return completeMatch(platform, carrier, pairs)
+}
 
+/**
+ * The match once the subscribers are paired: each paired family's dependents paired, and what
+ * is left on each side. The streaming census pairs subscribers over the whole census in SQL and
+ * completes the match here, a batch of families at a time.
+ */
+export function completeMatch(platform: readonly ComparableMember[], carrier: readonly ComparableMember[], subscriberPairs: readonly Pair[]): MemberMatch {
+  const pairs: Pair[] = [...subscriberPairs]
   const platformFamilies = dependentsBySubscriber(platform)
   const carrierFamilies = dependentsBySubscriber(carrier)
-  const subscriberPairs = pairs.length
-  for (let p = 0; p < subscriberPairs; p++) {
+  for (let p = 0; p < subscriberPairs.length; p++) {
     const { platform: platformSubscriber, carrier: carrierSubscriber } = pairs[p]!
     matchGroup(platformFamilies.get(platformSubscriber.key) ?? [], carrierFamilies.get(carrierSubscriber.key) ?? [], pairs)
   }

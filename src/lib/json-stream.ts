@@ -1,0 +1,300 @@
+/**
+ * Reads a JSON document from a stream of bytes without holding it whole: the elements of one
+ * array (the census's subscribers) come out one at a time as their own JSON text, and every
+ * other value of the document is gathered into a small "shell" object in which that array is
+ * left empty. Parsing each piece stays with JSON.parse (the caller's); this only finds where the
+ * pieces start and end, byte by byte, which is what lets a 500 MB census be read in bounded memory.
+ *
+ * The scanner checks the document's structure around the pieces (braces, commas, colons, what
+ * follows the document); each piece's own syntax is checked when the caller parses it.
+ */
+
+/** The document is not JSON (or nests deeper than allowed); `offset` is the byte where it went wrong. */
+export class JsonStreamError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+    readonly tooDeep = false,
+  ) {
+    super(message)
+  }
+}
+
+const enum Byte {
+  Tab = 0x09,
+  LineFeed = 0x0a,
+  CarriageReturn = 0x0d,
+  Space = 0x20,
+  Quote = 0x22,
+  Comma = 0x2c,
+  Colon = 0x3a,
+  OpenBracket = 0x5b,
+  Backslash = 0x5c,
+  CloseBracket = 0x5d,
+  OpenBrace = 0x7b,
+  CloseBrace = 0x7d,
+}
+
+const isWhitespace = (b: number) => b === Byte.Space || b === Byte.LineFeed || b === Byte.CarriageReturn || b === Byte.Tab
+/** Where a number, true, false or null ends. */
+const endsScalar = (b: number) => isWhitespace(b) || b === Byte.Comma || b === Byte.CloseBracket || b === Byte.CloseBrace
+
+/** What the scanner is waiting for in the container it is in. */
+type Expect = 'value' | 'key_or_end' | 'key' | 'colon' | 'comma_or_end' | 'value_or_end'
+
+interface Frame {
+  kind: 'object' | 'array'
+  /** The path of this container from the document's root (keys; array elements are not descended into but one). */
+  path: readonly string[]
+  key: string | null
+  index: number
+  expect: Expect
+}
+
+/** A value being copied out: its bytes so far, and how deep it is inside itself. */
+interface Capture {
+  pieces: Buffer[]
+  start: number
+  depth: number
+  inString: boolean
+  escaped: boolean
+  /** A number or literal: ends at a delimiter rather than at a closing byte. */
+  scalar: boolean
+  /** A key rather than a value. */
+  isKey: boolean
+  /** Streamed array element (true) or part of the shell (false). */
+  element: boolean
+  /** An element only counted: its bytes are not kept. */
+  discard: boolean
+  path: readonly string[]
+}
+
+export interface JsonStreamOptions {
+  /** The keys leading to the array to stream, e.g. ['census_request', 'subscribers']. */
+  arrayPath: readonly string[]
+  /** Deepest nesting allowed anywhere (arrays and objects), counted from the document's root. */
+  maxDepth: number
+  /** False: elements are only counted, not copied out (a first look at the shell). */
+  keepElements?: boolean
+}
+
+export interface ShellValue {
+  path: readonly string[]
+  /** The value's JSON text, to be parsed by the caller; null for an object the scanner walked through (it exists). */
+  text: string | null
+}
+
+/**
+ * The scanner itself: `push` each chunk, collect what it found, `end` at the end of the input.
+ * Pieces found in a chunk are appended to `elements` and `shellValues`; the caller drains them.
+ */
+export class JsonStreamScanner {
+  /** Element texts found since the caller last drained them. */
+  elements: string[] = []
+  shellValues: ShellValue[] = []
+  /** Streamed elements seen so far. */
+  elementCount = 0
+  /** Whether the array was in the document (as an array). */
+  sawArray = false
+
+  private stack: Frame[] = []
+  private capture: Capture | null = null
+  private done = false
+  private offset = 0
+  private started = false
+
+  constructor(private readonly options: JsonStreamOptions) {}
+
+  push(chunk: Buffer): void {
+    let i = 0
+    if (!this.started) {
+      this.started = true
+      // A byte order mark, as secure-json-parse allows.
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3
+      this.stack = []
+    }
+    while (i < chunk.length) {
+      if (this.capture) {
+        i = this.continueCapture(chunk, i)
+        continue
+      }
+      const b = chunk[i]!
+      if (isWhitespace(b)) {
+        i++
+        continue
+      }
+      if (this.done) throw this.error('text follows the end of the JSON document', i)
+      this.structural(chunk, i, b)
+      i++
+    }
+    this.offset += chunk.length
+  }
+
+  end(): void {
+    if (this.capture?.scalar) this.finishCapture(Buffer.alloc(0), 0)
+    if (this.capture || !this.done) throw this.error(this.started ? 'the JSON document ends before it is complete' : 'the body is empty', 0)
+  }
+
+  private error(message: string, at: number): JsonStreamError {
+    return new JsonStreamError(message, this.offset + at)
+  }
+
+  private get top(): Frame | undefined {
+    return this.stack[this.stack.length - 1]
+  }
+
+  /** The path of the value that starts next in the current container. */
+  private pathOfNext(): readonly string[] {
+    const top = this.top
+    if (!top) return []
+    return top.kind === 'object' ? [...top.path, top.key!] : [...top.path, String(top.index)]
+  }
+
+  private structural(chunk: Buffer, i: number, b: number): void {
+    const top = this.top
+    const expect: Expect = top ? top.expect : 'value'
+    switch (expect) {
+      case 'value':
+      case 'value_or_end':
+        if (expect === 'value_or_end' && b === Byte.CloseBracket) return this.close('array', i)
+        return this.startValue(chunk, i, b)
+      case 'key_or_end':
+      case 'key':
+        if (expect === 'key_or_end' && b === Byte.CloseBrace) return this.close('object', i)
+        if (b !== Byte.Quote) throw this.error('a field name was expected', i)
+        this.capture = this.newCapture(chunk, i, false, true, false, [])
+        this.capture.inString = true
+        return
+      case 'colon':
+        if (b !== Byte.Colon) throw this.error("':' was expected after a field name", i)
+        top!.expect = 'value'
+        return
+      case 'comma_or_end':
+        if (b === Byte.Comma) {
+          top!.expect = top!.kind === 'object' ? 'key' : 'value'
+          if (top!.kind === 'array') top!.index++
+          return
+        }
+        if (b === Byte.CloseBrace && top!.kind === 'object') return this.close('object', i)
+        if (b === Byte.CloseBracket && top!.kind === 'array') return this.close('array', i)
+        throw this.error("',' or the end of the container was expected", i)
+    }
+  }
+
+  private startValue(chunk: Buffer, i: number, b: number): void {
+    const path = this.pathOfNext()
+    const { arrayPath } = this.options
+    const isArrayItself = path.length === arrayPath.length && path.every((p, k) => p === arrayPath[k])
+    const leadsToArray = path.length < arrayPath.length && path.every((p, k) => p === arrayPath[k])
+    const top = this.top
+    const isElement = top?.kind === 'array' && top.path.length === arrayPath.length && top.path.every((p, k) => p === arrayPath[k])
+    if (this.stack.length + 1 > this.options.maxDepth && (b === Byte.OpenBrace || b === Byte.OpenBracket)) {
+      throw new JsonStreamError(`the document nests deeper than ${this.options.maxDepth} levels`, this.offset + i, true)
+    }
+    if (isArrayItself && b === Byte.OpenBracket) {
+      // JSON.parse would keep the last of two; streaming both would post a census twice over.
+      if (this.sawArray) throw this.error(`the field ${arrayPath[arrayPath.length - 1]} appears twice`, i)
+      this.sawArray = true
+      this.stack.push({ kind: 'array', path, key: null, index: 0, expect: 'value_or_end' })
+      return
+    }
+    if (leadsToArray && b === Byte.OpenBrace) {
+      this.stack.push({ kind: 'object', path, key: null, index: 0, expect: 'key_or_end' })
+      return
+    }
+    const scalar = b !== Byte.Quote && b !== Byte.OpenBrace && b !== Byte.OpenBracket
+    if (scalar && !/[-0-9tfn]/.test(String.fromCharCode(b))) throw this.error('a value was expected', i)
+    this.capture = this.newCapture(chunk, i, scalar, false, isElement, path)
+    if (b === Byte.Quote) this.capture.inString = true
+    else if (!scalar) this.capture.depth = 1
+  }
+
+  /** A capture starting with the byte at `at`, which is copied now; the rest follows from at + 1. */
+  private newCapture(chunk: Buffer, at: number, scalar: boolean, isKey: boolean, element: boolean, path: readonly string[]): Capture {
+    const discard = element && this.options.keepElements === false
+    return { pieces: discard ? [] : [chunk.subarray(at, at + 1)], start: at + 1, depth: 0, inString: false, escaped: false, scalar, isKey, element, discard, path }
+  }
+
+  /** Copies bytes into the capture until it ends; answers where scanning resumes. */
+  private continueCapture(chunk: Buffer, from: number): number {
+    const capture = this.capture!
+    const baseDepth = this.stack.length
+    let i = from
+    for (; i < chunk.length; i++) {
+      const b = chunk[i]!
+      if (capture.inString) {
+        if (capture.escaped) capture.escaped = false
+        else if (b === Byte.Backslash) capture.escaped = true
+        else if (b === Byte.Quote) {
+          capture.inString = false
+          if (capture.depth === 0) return this.finishCapture(chunk, i + 1)
+        }
+        continue
+      }
+      if (capture.scalar) {
+        if (endsScalar(b)) return this.finishCapture(chunk, i)
+        continue
+      }
+      if (b === Byte.Quote) capture.inString = true
+      else if (b === Byte.OpenBrace || b === Byte.OpenBracket) {
+        capture.depth++
+        if (baseDepth + capture.depth > this.options.maxDepth) {
+          throw new JsonStreamError(`the document nests deeper than ${this.options.maxDepth} levels`, this.offset + i, true)
+        }
+      } else if (b === Byte.CloseBrace || b === Byte.CloseBracket) {
+        capture.depth--
+        if (capture.depth === 0) return this.finishCapture(chunk, i + 1)
+      }
+    }
+    if (!capture.discard) capture.pieces.push(chunk.subarray(capture.start, chunk.length))
+    capture.start = 0
+    return chunk.length
+  }
+
+  /** Ends the capture at `end` (exclusive) in `chunk`; answers where scanning resumes. */
+  private finishCapture(chunk: Buffer, end: number): number {
+    const capture = this.capture!
+    this.capture = null
+    if (capture.discard) {
+      this.elementCount++
+      this.afterValue()
+      return end
+    }
+    capture.pieces.push(chunk.subarray(capture.start, end))
+    const text = (capture.pieces.length === 1 ? capture.pieces[0]! : Buffer.concat(capture.pieces)).toString('utf8')
+    const top = this.top
+    if (capture.isKey) {
+      let key: unknown
+      try {
+        key = JSON.parse(text)
+      } catch {
+        throw this.error('a field name is not a valid JSON string', end)
+      }
+      top!.key = key as string
+      top!.expect = 'colon'
+      return end
+    }
+    if (capture.element) {
+      this.elements.push(text)
+      this.elementCount++
+    } else {
+      this.shellValues.push({ path: capture.path, text })
+    }
+    this.afterValue()
+    return end
+  }
+
+  private afterValue(): void {
+    const top = this.top
+    if (top) top.expect = 'comma_or_end'
+    else this.done = true
+  }
+
+  private close(kind: 'object' | 'array', i: number): void {
+    const frame = this.stack.pop()!
+    if (frame.kind !== kind) throw this.error('a container closes with the wrong bracket', i)
+    // An empty container on the way to the array (or the array itself) still belongs in the shell.
+    if (kind === 'object') this.shellValues.push({ path: frame.path, text: null })
+    this.afterValue()
+  }
+}
