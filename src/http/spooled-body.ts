@@ -3,8 +3,6 @@ import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { FastifyRequest } from 'fastify'
 import { PRIVATE_FILE_MODE } from '../lib/private-files.js'
 import type { App } from './app-types.js'
@@ -35,6 +33,62 @@ function tooLarge(limit: number) {
 }
 
 /**
+ * Copies the body into a new private file, refusing it past `limit` bytes. The request stream is
+ * only ever read, never destroyed: a stream pipeline would destroy it on the 413, and a request
+ * whose stream was destroyed before its end reads as a client that left (app.ts's error handler
+ * answers 400 malformed_request, on a connection being torn down). Left undestroyed, the rest of
+ * the body is discarded by Node once the 413 is sent, as Fastify does for its own body limit.
+ */
+function writeLimited(payload: NodeJS.ReadableStream, path: string, limit: number, onChunk: (chunk: Buffer) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const file = createWriteStream(path, { mode: PRIVATE_FILE_MODE, flags: 'wx' })
+    let bytes = 0
+    let settled = false
+    const stopReading = () => {
+      payload.removeListener('data', onData)
+      payload.removeListener('end', onEnd)
+      payload.removeListener('error', fail)
+      payload.removeListener('close', onClose)
+    }
+    function fail(error: Error) {
+      if (settled) return
+      settled = true
+      stopReading()
+      file.destroy()
+      // Wait for the file to be closed, so the caller can remove it.
+      if (file.closed) reject(error)
+      else file.once('close', () => reject(error))
+    }
+    function onData(chunk: Buffer) {
+      bytes += chunk.length
+      if (bytes > limit) return fail(tooLarge(limit))
+      onChunk(chunk)
+      if (!file.write(chunk)) {
+        payload.pause()
+        file.once('drain', () => payload.resume())
+      }
+    }
+    function onEnd() {
+      stopReading()
+      file.end(() => {
+        if (settled) return
+        settled = true
+        resolve(bytes)
+      })
+    }
+    // The client left before the end: nothing to answer, but the file goes.
+    function onClose() {
+      fail(Object.assign(new Error('the request closed before its end'), { code: 'ECONNRESET' }))
+    }
+    file.on('error', fail)
+    payload.on('data', onData)
+    payload.on('end', onEnd)
+    payload.on('error', fail)
+    payload.on('close', onClose)
+  })
+}
+
+/**
  * In `scope`, JSON bodies are spooled to a file no larger than `limit` bytes. The file lives in a
  * directory of its own (mkdtemp: 0700) as 0600, since a census holds SSNs, and is removed when the
  * answer has been sent. The body's SHA-256 is kept for Idempotency-Key fingerprints.
@@ -47,17 +101,9 @@ export function spoolJsonBodies(scope: App, limit: number): void {
     const directory = await mkdtemp(join(tmpdir(), 'enrollsync-body-'))
     const body: SpooledBody = { spooled: true, path: join(directory, 'body.json'), bytes: 0 }
     const digest = createHash('sha256')
-    let bytes = 0
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytes += chunk.length
-        if (bytes > limit) return callback(tooLarge(limit))
-        digest.update(chunk)
-        callback(null, chunk)
-      },
-    })
+    let bytes: number
     try {
-      await pipeline(payload, measure, createWriteStream(body.path, { mode: PRIVATE_FILE_MODE, flags: 'wx' }))
+      bytes = await writeLimited(payload, body.path, limit, (chunk) => digest.update(chunk))
     } catch (error) {
       await discardSpooledBody(body)
       throw error
