@@ -330,6 +330,25 @@ describe('the census body, streamed over HTTP', () => {
     await expectNoSpooledBody()
   })
 
+  it('a subscriber whose first byte is the last of a 1 MiB read of the file is read whole', async () => {
+    // census-body.ts reads the spooled file 1 MiB at a time; whitespace before an element is
+    // JSON's own, so the element at the boundary can be placed exactly.
+    const READ = 1024 * 1024
+    const prefix = '{"census_request":{"subscribers":['
+    const texts = long.map((s) => JSON.stringify(s))
+    let body = prefix
+    let k = 0
+    while (Buffer.byteLength(body) + texts[k]!.length + 1 < READ - 1) body += `${k === 0 ? '' : ','}${texts[k++]}`
+    body += `,${' '.repeat(READ - 1 - Buffer.byteLength(body) - 1)}`
+    expect(Buffer.byteLength(body)).toBe(READ - 1)
+    body += `${texts.slice(k).join(',')}]}}`
+    expect(body[READ - 1]).toBe('{')
+    const res = await postCensus(population.coveragePeriodId, body)
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json().census_request.subscriber_count).toBe(long.length)
+    await expectNoSpooledBody()
+  })
+
   it('a subscriber invalid deep in the census answers 422 at its pointer and nothing is written', async () => {
     const cp = population.coveragePeriodId
     const before = await written(cp)
@@ -378,10 +397,19 @@ describe('the census body, streamed over HTTP', () => {
     await expectNoSpooledBody()
   })
 
-  it('"subscribers" twice answers 400 rather than reconciling either list', async () => {
+  it('"subscribers" or "census_request" twice answers 400 rather than reconciling either', async () => {
     const one = JSON.stringify(families.slice(0, 2).map(carrierRecord))
-    const res = await postCensus(population.coveragePeriodId, `{"census_request":{"subscribers":${one},"as_of":"2027-02-01","subscribers":${one}}}`)
-    expectCode(res, 400, 'malformed_json')
+    for (const body of [
+      `{"census_request":{"subscribers":${one},"as_of":"2027-02-01","subscribers":${one}}}`,
+      // census_request twice: JSON.parse keeps the last, which the scanner cannot (the first was read already).
+      `{"census_request":{"subscribers":${one}},"census_request":{"as_of":"2027-02-01"}}`,
+      `{"census_request":{"subscribers":${one}},"census_request":5}`,
+      `{"census_request":"x","census_request":{"subscribers":${one}}}`,
+    ]) {
+      const res = await postCensus(population.coveragePeriodId, body)
+      expectCode(res, 400, 'malformed_json')
+      expect(res.json().detail).toMatch(/appears twice/)
+    }
     await expectNoSpooledBody()
   })
 

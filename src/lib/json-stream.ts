@@ -35,6 +35,9 @@ const enum Byte {
   CloseBrace = 0x7d,
 }
 
+/** The UTF-8 byte order mark, which may open the document (secure-json-parse allows it). */
+const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf])
+
 const isWhitespace = (b: number) => b === Byte.Space || b === Byte.LineFeed || b === Byte.CarriageReturn || b === Byte.Tab
 /** Where a number, true, false or null ends. */
 const endsScalar = (b: number) => isWhitespace(b) || b === Byte.Comma || b === Byte.CloseBracket || b === Byte.CloseBrace
@@ -102,16 +105,29 @@ export class JsonStreamScanner {
   private done = false
   private offset = 0
   private started = false
+  /**
+   * The document's first bytes while they could still be the start of a byte order mark: a chunk
+   * may end inside it (a client or a socket may split the first three bytes). Null once decided.
+   */
+  private head: Buffer | null = Buffer.alloc(0)
+  /** The values seen on the way to the array (and the array), by path: each may appear once. */
+  private readonly pathValuesSeen = new Set<string>()
 
   constructor(private readonly options: JsonStreamOptions) {}
 
   push(chunk: Buffer): void {
+    if (chunk.length > 0) this.started = true
     let i = 0
-    if (!this.started) {
-      this.started = true
-      // A byte order mark, as secure-json-parse allows.
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3
-      this.stack = []
+    if (this.head) {
+      const head = this.head.length === 0 ? chunk : Buffer.concat([this.head, chunk])
+      if (head.length < BYTE_ORDER_MARK.length && head.equals(BYTE_ORDER_MARK.subarray(0, head.length))) {
+        this.head = head
+        return
+      }
+      this.head = null
+      // The bytes held so far are scanned now, with this chunk: offsets still count from the document's start.
+      chunk = head
+      if (chunk.subarray(0, BYTE_ORDER_MARK.length).equals(BYTE_ORDER_MARK)) i = BYTE_ORDER_MARK.length
     }
     while (i < chunk.length) {
       if (this.capture) {
@@ -127,10 +143,16 @@ export class JsonStreamScanner {
       this.structural(chunk, i, b)
       i++
     }
+    // A value or key that began on this chunk's last byte has that byte already (newCapture);
+    // its bytes in the next chunk start at that chunk's first. Without this, a census element
+    // whose '{' fell on the last byte of a read lost the start of the next read: a valid census
+    // answered 400 malformed_json.
+    if (this.capture) this.capture.start = 0
     this.offset += chunk.length
   }
 
   end(): void {
+    if (this.head && this.head.length > 0) throw this.error('the JSON document ends before it is complete', 0)
     if (this.capture?.scalar) this.finishCapture(Buffer.alloc(0), 0)
     if (this.capture || !this.done) throw this.error(this.started ? 'the JSON document ends before it is complete' : 'the body is empty', 0)
   }
@@ -188,12 +210,18 @@ export class JsonStreamScanner {
     const leadsToArray = path.length < arrayPath.length && path.every((p, k) => p === arrayPath[k])
     const top = this.top
     const isElement = top?.kind === 'array' && top.path.length === arrayPath.length && top.path.every((p, k) => p === arrayPath[k])
+    if (isArrayItself || (leadsToArray && path.length > 0)) {
+      // JSON.parse would keep the last of two; the scanner cannot (the first is streamed or merged
+      // into the shell before the second is seen), and a census_request twice, or an object then
+      // a number, would otherwise be merged into a document the client did not send.
+      const key = JSON.stringify(path)
+      if (this.pathValuesSeen.has(key)) throw this.error(`the field ${path[path.length - 1]} appears twice`, i)
+      this.pathValuesSeen.add(key)
+    }
     if (this.stack.length + 1 > this.options.maxDepth && (b === Byte.OpenBrace || b === Byte.OpenBracket)) {
       throw new JsonStreamError(`the document nests deeper than ${this.options.maxDepth} levels`, this.offset + i, true)
     }
     if (isArrayItself && b === Byte.OpenBracket) {
-      // JSON.parse would keep the last of two; streaming both would post a census twice over.
-      if (this.sawArray) throw this.error(`the field ${arrayPath[arrayPath.length - 1]} appears twice`, i)
       this.sawArray = true
       this.stack.push({ kind: 'array', path, key: null, index: 0, expect: 'value_or_end' })
       return
