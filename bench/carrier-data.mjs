@@ -523,7 +523,10 @@ export function buildCensus(families, planIds, { carrierIds = CENSUS_CARRIER_IDS
   return { json: JSON.stringify({ census_request: { subscribers } }), expected }
 }
 
-/** Waits until the full delivery's carrier.delivery_sent job has succeeded (not measured). */
+/**
+ * Waits until the full delivery's carrier.delivery_sent job has succeeded (not part of the file's
+ * time: what follows the sent file). Answers how long that settling took (its attempt, from job_attempts).
+ */
 export async function waitForSettledFullFile(databaseUrl, deliveryId) {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
@@ -531,10 +534,12 @@ export async function waitForSettledFullFile(databaseUrl, deliveryId) {
     const deadline = performance.now() + TIMEOUT_SECONDS * 1000
     for (;;) {
       const { rows } = await client.query(
-        `select count(*)::int as n from jobs where name = 'carrier.delivery_sent' and payload->>'file_delivery_id' = $1 and status = 'succeeded'`,
+        `select extract(epoch from a.finished_at - a.started_at)::float8 as seconds
+           from jobs j join job_attempts a on a.job_id = j.id and a.outcome = 'succeeded'
+          where j.name = 'carrier.delivery_sent' and j.payload->>'file_delivery_id' = $1 and j.status = 'succeeded'`,
         [deliveryId],
       )
-      if (rows[0].n > 0) return
+      if (rows.length > 0) return rows[0].seconds
       if (performance.now() > deadline) throw new Error(`The full file ${deliveryId} was not settled within ${TIMEOUT_SECONDS} s`)
       await delay(POLL_MS)
     }

@@ -79,8 +79,11 @@ async function finished(service) {
 
 const figures = (step) => ({ seconds: round(step.seconds), rssBeforeMb: step.rssBeforeMb, rssPeakMb: step.rssPeakMb, rssGrowthMb: step.rssGrowthMb, serverCpuSeconds: step.serverCpuSeconds, postgresCpuSeconds: step.postgresCpuSeconds, restOfMachineCores: step.restOfMachineCores })
 
-/** One size: seed, then each step on a fresh service; answers each step's figures and whether it did what it must. */
-async function runSize(subscribers, outboundDir) {
+/**
+ * One size: seed, then each step on a fresh service; fills `result` with each step's figures and
+ * whether it did what it must, as it goes (a size that breaks keeps what it measured).
+ */
+async function runSize(subscribers, outboundDir, result) {
   console.log(`\n=== ${subscribers.toLocaleString('en')} families ===`)
   const postgres = await recreateCarrierDatabase(DB_NAME)
   const accounts = await migrateAndCreateAccounts(DATABASE_URL)
@@ -110,7 +113,7 @@ async function runSize(subscribers, outboundDir) {
   await finished(service)
   console.log(`  seeded ${seeded.subscribers} subscribers, ${seeded.dependents} dependents, ${seeded.spans} coverage spans in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
   const members = seeded.subscribers + seeded.dependents
-  const result = { subscribers, members, postgres }
+  Object.assign(result, { members, postgres })
 
   // The full file: the census and the change file come after it (the carrier must hold the group).
   service = await startFresh(`${subscribers}-full`, outboundDir)
@@ -119,7 +122,10 @@ async function runSize(subscribers, outboundDir) {
   const fileOk = file.fileIntact && file.insSegments === members && file.memberCount === members
   result.full = { ...figures(file), jobs: file.jobs, fileMb: file.fileMb, ins: file.insSegments, ok: fileOk }
   console.log(`  full file: ${file.seconds.toFixed(2)} s, +${file.rssGrowthMb} MB (${file.rssBeforeMb} -> ${file.rssPeakMb}), ${file.insSegments} INS, complete: ${fileOk}; jobs ${JSON.stringify(file.jobs)}`)
-  await waitForSettledFullFile(DATABASE_URL, file.deliveryId)
+  // What follows the sent file (carrier views, transmissions, installation transactions): not the
+  // file's time, but it must keep up with the size too.
+  result.full.settleSeconds = round(await waitForSettledFullFile(DATABASE_URL, file.deliveryId))
+  console.log(`  settled (carrier.delivery_sent) in ${result.full.settleSeconds} s`)
   await finished(service)
   rmSync(file.path, { force: true })
 
@@ -169,12 +175,11 @@ async function runSize(subscribers, outboundDir) {
     console.log(`  change file: ${change.seconds.toFixed(2)} s (build ${change.buildSeconds?.toFixed(2)} s), +${change.rssGrowthMb} MB, ${change.memberCount} members of ${plan.changes.length} families, valid: ${ok}`)
     await finished(service)
   }
-  return result
 }
 
 /** Time and RSS growth per size, and the two checks, for one step. */
 function verdicts(results, step) {
-  const rows = results.filter((r) => r[step] && !r[step].error)
+  const rows = results.filter((r) => r[step] && !r[step].error && r[step].seconds !== undefined)
   if (rows.length < 2) return { linear: null, flat: null }
   const smallest = rows[0]
   const largest = rows.at(-1)
@@ -194,8 +199,12 @@ function verdicts(results, step) {
 
 function table(results) {
   const cell = (s) => (!s ? '—' : s.error ? `failed: ${s.error.slice(0, 60)}` : `${s.seconds.toFixed(2)} s, +${s.rssGrowthMb} MB${s.ok ? '' : ' (**wrong result**)'}`)
+  const full = (s) => (s && s.settleSeconds !== undefined ? `${cell(s)} (settled in ${s.settleSeconds} s)` : cell(s))
   const lines = ['| Families (members) | Full 834 | Census (1% discrepancies) | Change file (5% of families) |', '|---|---|---|---|']
-  for (const r of results) lines.push(`| ${r.subscribers.toLocaleString('en')} (${r.members.toLocaleString('en')}) | ${cell(r.full)} | ${cell(r.census)} | ${cell(r.change)} |`)
+  for (const r of results) {
+    const members = r.members === null ? '' : ` (${r.members.toLocaleString('en')})`
+    lines.push(`| ${r.subscribers.toLocaleString('en')}${members}${r.error ? ` **broke: ${r.error.slice(0, 80)}**` : ''} | ${full(r.full)} | ${cell(r.census)} | ${cell(r.change)} |`)
+  }
   return lines.join('\n')
 }
 
@@ -206,7 +215,18 @@ async function main() {
   const outboundDir = mkdtempSync(join(os.tmpdir(), 'enrollsync-bench-scale-'))
   const results = []
   try {
-    for (const size of SIZES) results.push(await runSize(size, outboundDir))
+    for (const size of SIZES) {
+      const result = { subscribers: size, members: null }
+      results.push(result)
+      try {
+        await runSize(size, outboundDir, result)
+      } catch (error) {
+        // Recorded with what was measured before it broke; the next size still runs.
+        result.error = (error instanceof Error ? error.message : String(error)).slice(0, 300)
+        console.log(`  ${size.toLocaleString('en')} families broke: ${result.error}`)
+        await stopAll()
+      }
+    }
   } finally {
     await stopAll()
     rmSync(outboundDir, { recursive: true, force: true })
