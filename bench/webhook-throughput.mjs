@@ -35,6 +35,9 @@ const SAMPLE_MS = 50
 // The worker runs with the service's defaults; these, when set, are passed through to try others.
 const PASSED_THROUGH = ['WEBHOOK_CONCURRENCY', 'WORKER_POLL_MS', 'WORKER_CONCURRENCY', 'DATABASE_POOL_SIZE', 'LOG_LEVEL', 'WORKER_HEARTBEAT_MS']
 const passedThrough = Object.fromEntries(PASSED_THROUGH.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))
+// BENCH_WORKER_NODE_OPTIONS becomes the worker's NODE_OPTIONS, to see where its time goes (an --import
+// that starts node:inspector's profiler: --cpu-prof itself is refused in NODE_OPTIONS).
+if (env.BENCH_WORKER_NODE_OPTIONS) passedThrough.NODE_OPTIONS = env.BENCH_WORKER_NODE_OPTIONS
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
 

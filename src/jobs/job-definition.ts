@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { Db } from '../db/schema.js'
+import type { AttemptRecord } from './jobs.repo.js'
 
 export interface JobContext {
   db: Db
@@ -9,6 +10,20 @@ export interface JobContext {
   jobId: string
   /** 1 for the first run. */
   attempt: number
+  /**
+   * For a handler that writes its result in a transaction: record the attempt as succeeded in that
+   * same transaction (writeAttemptRecords with `succeeded()`), one commit instead of two, then say
+   * so with `committed()` once it has committed; the worker then records nothing more for it. A
+   * handler that never calls `committed()` is recorded by the worker as before.
+   */
+  completion: JobCompletion
+}
+
+export interface JobCompletion {
+  /** This attempt as succeeded, finishing now. */
+  succeeded(): AttemptRecord
+  /** The transaction that wrote `succeeded()` committed. */
+  committed(): void
 }
 
 export interface JobDefinition<S extends TSchema = TSchema> {

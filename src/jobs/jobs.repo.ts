@@ -25,7 +25,53 @@ import { RELEASED_JOB } from './worker-liveness.repo.js'
  * The worker's slots are the jobs it holds plus `limit`, the free ones it asks to fill.
  */
 export async function claimDueJobs(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
-  if (names.length === 0) return []
+  return (await claimDue(db, workerId, limit, names)).jobs
+}
+
+/**
+ * Where a worker's claims have got to in one account's backlog: the last job (by run_at, id) it
+ * claimed of it. A later claim may read that account's jobs from there on (see claimFairly).
+ */
+export interface ClaimCursor {
+  key: string
+  /** run_at as PostgreSQL writes it (microseconds; a Date would round them to milliseconds). */
+  runAt: string
+  id: string
+}
+
+export interface Claim {
+  jobs: JobRow[]
+  /**
+   * Jobs were due when the claim began. With fewer jobs than asked for, more may still be due: the
+   * claim was capped (a destination not yet trusted) or skipped rows another worker was claiming.
+   */
+  due: boolean
+  /** Some of what was due has a fairness key (claimed round-robin). */
+  fair?: boolean
+  /** The claim read on from the cursors it was given (false: it read every account from the start). */
+  readOn?: boolean
+  /** Per account of the jobs claimed round-robin, the last one claimed: the cursors for the next claims. */
+  cursors?: ClaimCursor[]
+}
+
+/**
+ * claimDueJobs, also saying whether anything was due: what the worker needs to know whether to
+ * claim again soon. `expectFair`: the last claim found jobs with a fairness key due (a burst of
+ * deliveries): claim them straight away, without the look for what is due first.
+ */
+export async function claimDue(
+  db: Executor,
+  workerId: string,
+  limit: number,
+  names: readonly string[],
+  options: { expectFair?: boolean; cursors?: readonly ClaimCursor[]; slots?: number } = {},
+): Promise<Claim> {
+  if (names.length === 0) return { jobs: [], due: false }
+  if (options.expectFair) {
+    const cursors = options.cursors ?? []
+    const claimed = await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors, slots: options.slots }))
+    if (claimed.jobs.length > 0) return { ...claimed, due: true, fair: true, readOn: cursors.length > 0 }
+  }
   // Most polls find nothing due, and most jobs name no fairness key: both are answered by a cheap
   // look first (on the embedded database, queries share the event loop with everything else).
   const due = await sql<{ any: boolean; fair: boolean }>`
@@ -33,8 +79,25 @@ export async function claimDueJobs(db: Executor, workerId: string, limit: number
       exists (select 1 from jobs where status = 'pending' and run_at <= now() and name = any(${[...names]}::text[])) as any,
       exists (select 1 from jobs where status = 'pending' and fairness_key is not null and run_at <= now() and name = any(${[...names]}::text[])) as fair`.execute(db)
   const { any, fair } = due.rows[0] ?? { any: false, fair: false }
-  if (!any) return []
-  return fair ? claimFairly(db, workerId, limit, names) : claimOldestFirst(db, workerId, limit, names)
+  if (!any) return { jobs: [], due: false }
+  if (!fair) return { jobs: await withoutWaitingForFlush(db, (tx) => claimOldestFirst(tx, workerId, limit, names)), due: true, fair }
+  return { ...(await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors: [], slots: options.slots }))), due: true, fair, readOn: false }
+}
+
+/**
+ * Runs a claim in a transaction that commits without waiting for its WAL to reach the disk
+ * (synchronous_commit off). A claim lost to a database crash only puts its jobs back to pending,
+ * where they are claimed again: at least once still holds. And nothing a job does is recorded
+ * durably before its claim: the job's outcome commits synchronously, which flushes the WAL up to
+ * it, the claim included. During a burst the worker claims at every freed slot, and waiting for
+ * that flush was most of a claim's time (bench/RESULTS.md, issue 16).
+ */
+async function withoutWaitingForFlush<T>(db: Executor, claim: (tx: Executor) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return claim(db)
+  return db.transaction().execute(async (tx) => {
+    await sql`set local synchronous_commit = off`.execute(tx)
+    return claim(tx)
+  })
 }
 
 async function claimOldestFirst(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
@@ -50,20 +113,78 @@ async function claimOldestFirst(db: Executor, workerId: string, limit: number, n
   return result.rows
 }
 
-async function claimFairly(db: Executor, workerId: string, limit: number, names: readonly string[]): Promise<JobRow[]> {
+async function claimFairly(
+  db: Executor,
+  workerId: string,
+  limit: number,
+  names: readonly string[],
+  options: { cursors: readonly ClaimCursor[]; slots?: number | undefined },
+): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[] }> {
+  const { cursors, slots } = options
   // Candidates are read per account through jobs_fair_claim_idx (its `limit` oldest claimable
   // jobs), so a claim costs accounts times `limit` rows, not the whole backlog; only a backed-off
   // destination's waiting jobs are read past. Accounts are enumerated by skipping through the
   // index (one probe per account), not by reading every pending row.
-  const result = await sql<JobRow>`
-    with recursive accounts as (
+  //
+  // With cursors, an account's jobs are read from its cursor on, and the accounts are the cursors'
+  // plus the first other one in each gap between them. Why: a claimed job leaves its entry in the
+  // index until VACUUM, or until a scan finds it dead to every transaction and marks it, which a
+  // long transaction anywhere on the server (a census, a full file) prevents. During a burst each
+  // claim would then read past every job claimed before it, twice (counting accounts, reading
+  // candidates): 6,000 entries, 15 ms a claim, two thirds through a 10,000 burst. From the
+  // cursor, only what was claimed since. Jobs behind a cursor (released by a dead worker, or left
+  // by a cap or a back-off) wait for the worker's next claim without cursors (Worker, at least
+  // every second), as do accounts beyond the first new one in a gap, and jobs without an account:
+  // finding those reads past every pending job with one (no index leads to them alone).
+  //
+  // `slots`, when the worker says how many it has, spares counting the jobs it holds, which
+  // reads past every job it has finished since the last VACUUM for the same reason.
+  const byCursor = cursors.length > 0
+  const accounts = byCursor
+    ? sql`
+    cursors as (
+      select * from unnest(${cursors.map((c) => c.key)}::text[], ${cursors.map((c) => c.runAt)}::timestamptz[], ${cursors.map((c) => c.id)}::uuid[])
+        as c(fairness_key, run_at, id)
+    ),
+    gaps as (
+      select lag(fairness_key) over (order by fairness_key) as after, fairness_key as before from cursors
+    ),
+    accounts as (
+      select fairness_key from cursors
+      union
+      select fresh.fairness_key from gaps cross join lateral (
+        select j.fairness_key from jobs j
+        where j.status = 'pending' and j.fairness_key > coalesce(gaps.after, '') and j.fairness_key < gaps.before
+        order by j.fairness_key limit 1) fresh
+      union
+      (select j.fairness_key from jobs j
+       where j.status = 'pending' and j.fairness_key > (select max(fairness_key) from cursors)
+       order by j.fairness_key limit 1)
+    ),`
+    : sql`
+    accounts as (
       (select fairness_key from jobs where status = 'pending' and fairness_key is not null order by fairness_key limit 1)
       union all
       select (select j.fairness_key from jobs j where j.status = 'pending' and j.fairness_key > accounts.fairness_key order by j.fairness_key limit 1)
       from accounts where accounts.fairness_key is not null
     ),
-    slots as (
-      select count(*) + ${limit}::int as total from jobs where status = 'running' and locked_by = ${workerId}
+    cursors as (
+      select null::text as fairness_key, null::timestamptz as run_at, null::uuid as id where false
+    ),`
+  const keyless = byCursor
+    ? sql``
+    : sql`
+      union all
+      (select j.id, j.run_at, j.fairness_key, j.destination from jobs j
+       where j.status = 'pending' and j.fairness_key is null and j.run_at <= now() and j.name = any(${[...names]}::text[])
+         and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
+       order by j.run_at, j.id
+       limit ${limit})`
+  const result = await sql<JobRow & { cursor_run_at: string; cursor_last: boolean }>`
+    with recursive ${accounts}
+    slots as (${slots === undefined ? sql`
+      select count(*) + ${limit}::int as total from jobs where status = 'running' and locked_by = ${workerId}` : sql`
+      select ${slots}::int as total`}
     ),
     health as (
       select destination,
@@ -80,19 +201,15 @@ async function claimFairly(db: Executor, workerId: string, limit: number, names:
       select distinct j.destination from jobs j join health h on h.destination = j.destination and h.probing where j.status = 'running'
     ),
     candidates as (
-      select c.* from accounts cross join lateral (
+      select c.* from accounts left join cursors on cursors.fairness_key = accounts.fairness_key cross join lateral (
         select j.id, j.run_at, j.fairness_key, j.destination from jobs j
         where j.status = 'pending' and j.fairness_key = accounts.fairness_key and j.run_at <= now() and j.name = any(${[...names]}::text[])
+          and (j.run_at, j.id) > (coalesce(cursors.run_at, '-infinity'), coalesce(cursors.id, '00000000-0000-0000-0000-000000000000'))
           and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
         order by j.run_at, j.id
         limit ${limit}) c
       where accounts.fairness_key is not null
-      union all
-      (select j.id, j.run_at, j.fairness_key, j.destination from jobs j
-       where j.status = 'pending' and j.fairness_key is null and j.run_at <= now() and j.name = any(${[...names]}::text[])
-         and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
-       order by j.run_at, j.id
-       limit ${limit})
+      ${keyless}
     ),
     due as (
       select c.id, c.run_at, c.fairness_key, c.destination,
@@ -116,11 +233,23 @@ async function claimFairly(db: Executor, workerId: string, limit: number, names:
         and (not due.probing or capped.destination_load = 1))
       order by greatest(due.key_round, due.destination_round), due.run_at, due.id
       limit ${limit}
+    ),
+    claimed as (
+      update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
+      where id in (select id from jobs where id in (select id from chosen) and status = 'pending' for update skip locked)
+      returning *
     )
-    update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
-    where id in (select id from jobs where id in (select id from chosen) and status = 'pending' for update skip locked)
-    returning *`.execute(db)
-  return result.rows
+    select claimed.*, claimed.run_at::text as cursor_run_at,
+      row_number() over (partition by claimed.fairness_key order by claimed.run_at desc, claimed.id desc) = 1 as cursor_last
+    from claimed
+    -- The worker starts them in this order: oldest first within a claim too.
+    order by claimed.run_at, claimed.id`.execute(db)
+  const next: ClaimCursor[] = []
+  const jobs = result.rows.map(({ cursor_run_at, cursor_last, ...job }) => {
+    if (cursor_last && job.fairness_key !== null) next.push({ key: job.fairness_key, runAt: cursor_run_at, id: job.id })
+    return job
+  })
+  return { jobs, cursors: next }
 }
 
 /**
@@ -148,36 +277,39 @@ export interface AttemptRecord {
 }
 
 export async function recordAttempt(db: Executor, record: AttemptRecord): Promise<void> {
-  const { job, error, retryAt } = record
-  const status: JobStatus = error === null ? 'succeeded' : retryAt ? 'pending' : 'failed'
-  await db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('job_attempts')
-      .values({
-        id: uuidv7(),
-        job_id: job.id,
-        attempt: job.attempts,
-        worker_id: record.workerId,
-        started_at: record.startedAt,
-        finished_at: record.finishedAt,
-        outcome: error === null ? 'succeeded' : 'failed',
-        error,
-      })
-      .execute()
-    await tx
-      .updateTable('jobs')
-      .set({
-        status,
-        last_error: error,
-        run_at: retryAt ?? job.run_at,
-        locked_at: null,
-        locked_by: null,
-        finished_at: status === 'pending' ? null : record.finishedAt,
-      })
-      .where('id', '=', job.id)
-      .where('locked_by', '=', record.workerId)
-      .execute()
-  })
+  await db.transaction().execute((tx) => writeAttemptRecords(tx, [record]))
+}
+
+function statusAfter(record: AttemptRecord): JobStatus {
+  return record.error === null ? 'succeeded' : record.retryAt ? 'pending' : 'failed'
+}
+
+/**
+ * Writes attempts' outcomes in the caller's transaction, two statements for any number: each
+ * attempt's row, and its job's new state (pending again at `retryAt`, succeeded or failed). A job
+ * no longer held by the attempt's worker (released as its worker's meanwhile) is left as it is.
+ * Columns go as arrays (unnest), a few parameters instead of several per row.
+ */
+export async function writeAttemptRecords(tx: Executor, records: readonly AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return
+  // One order for every writer, so two batches touching the same jobs cannot deadlock.
+  const sorted = [...records].sort((a, b) => (a.job.id < b.job.id ? -1 : a.job.id > b.job.id ? 1 : 0))
+  const iso = (date: Date | null) => (date ? date.toISOString() : null)
+  await sql`
+    insert into job_attempts (id, job_id, attempt, worker_id, started_at, finished_at, outcome, error)
+    select * from unnest(
+      ${sorted.map(() => uuidv7())}::uuid[], ${sorted.map((r) => r.job.id)}::uuid[], ${sorted.map((r) => r.job.attempts)}::int[],
+      ${sorted.map((r) => r.workerId)}::text[], ${sorted.map((r) => iso(r.startedAt))}::timestamptz[], ${sorted.map((r) => iso(r.finishedAt))}::timestamptz[],
+      ${sorted.map((r) => (r.error === null ? 'succeeded' : 'failed'))}::text[], ${sorted.map((r) => r.error)}::text[])`.execute(tx)
+  await sql`
+    update jobs set
+      status = v.status, last_error = v.error, run_at = coalesce(v.run_at, jobs.run_at),
+      locked_at = null, locked_by = null, finished_at = v.finished_at
+    from unnest(
+      ${sorted.map((r) => r.job.id)}::uuid[], ${sorted.map((r) => r.workerId)}::text[], ${sorted.map(statusAfter)}::text[],
+      ${sorted.map((r) => r.error)}::text[], ${sorted.map((r) => iso(r.retryAt))}::timestamptz[],
+      ${sorted.map((r) => (statusAfter(r) === 'pending' ? null : iso(r.finishedAt)))}::timestamptz[]) as v(id, locked_by, status, error, run_at, finished_at)
+    where jobs.id = v.id and jobs.locked_by = v.locked_by`.execute(tx)
 }
 
 export async function listJobs(db: Executor, filters: { status?: JobStatus | undefined; name?: string | undefined }, pageReq: PageRequest) {

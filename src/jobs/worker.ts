@@ -2,8 +2,9 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db, JobRow } from '../db/schema.js'
 import { uuidv7 } from '../lib/ids.js'
-import type { JobRegistry } from './job-definition.js'
-import { claimDueJobs, findJob, recordAttempt, releaseStaleJobs, type AttemptRecord } from './jobs.repo.js'
+import { Batcher } from './batcher.js'
+import type { JobCompletion, JobRegistry } from './job-definition.js'
+import { claimDue, findJob, recordAttempt, releaseStaleJobs, writeAttemptRecords, type AttemptRecord, type ClaimCursor } from './jobs.repo.js'
 import { DEFAULT_WORKER_DEAD_AFTER_MS, DEFAULT_WORKER_HEARTBEAT_MS, WorkerHeartbeat } from './worker-heartbeat.js'
 
 export interface WorkerOptions {
@@ -25,6 +26,9 @@ export interface WorkerOptions {
   onPoll?: () => Promise<void>
 }
 
+/** How long a worker's claims may read on from its cursors before one reads every backlog from the start. */
+const FULL_CLAIM_EVERY_MS = 1000
+
 /**
  * Polls the outbox and runs due jobs, at most `concurrency` at a time. Runs in the API process
  * (default) or alone (`npm run worker`); any number of workers may share one PostgreSQL.
@@ -41,8 +45,35 @@ export class Worker {
   private stopping = false
   private started = false
   private polling: Promise<void> | undefined
-  /** The last poll filled every free slot: more jobs may be due than it could take. */
+  /**
+   * Jobs were due at the last claim: more may be waiting than it took (it filled every free slot,
+   * or was capped for a destination not yet trusted), so a freed slot claims again at once.
+   */
   private backlog = false
+  /** Jobs with a fairness key were due at the last claim (a burst of deliveries). */
+  private fairDue = false
+  /** The last claim filled every slot it was asked to. */
+  private claimFilled = false
+  /**
+   * Per account, the last job this worker claimed: during a burst, claims read each account's
+   * backlog on from there (claimFairly says why), and without them at least every
+   * FULL_CLAIM_EVERY_MS, to find what was left behind.
+   */
+  private cursors = new Map<string, ClaimCursor>()
+  private fullClaimAt = Number.NEGATIVE_INFINITY
+  /** When this worker last looked for stale jobs (performance.now()). */
+  private staleCheckedAt = Number.NEGATIVE_INFINITY
+  /**
+   * Finished attempts are recorded together: the attempts of jobs finishing close together share
+   * one transaction (one commit, whose WAL flush is the dearest part), not one each.
+   */
+  private readonly attemptWriter = new Batcher<AttemptRecord, void>(
+    async (records) => {
+      await this.options.db.transaction().execute((tx) => writeAttemptRecords(tx, records))
+      return records.map(() => undefined)
+    },
+    { maxBatch: 200, maxInFlight: 2 },
+  )
   private readonly heartbeat: WorkerHeartbeat
   /** The first beat, awaited by the first poll so this worker's jobs are never held unregistered. */
   private registered: Promise<void> | undefined
@@ -87,12 +118,32 @@ export class Worker {
       await this.registered
       await this.heartbeat.judge()
     }
-    await releaseStaleJobs(db, staleAfterMs)
+    // A heartbeating worker polls at every freed slot during a burst; stale jobs (minutes old by
+    // definition) need not be looked for that often.
+    if (!this.started || performance.now() - this.staleCheckedAt >= Math.min(1000, staleAfterMs / 4)) {
+      this.staleCheckedAt = performance.now()
+      await releaseStaleJobs(db, staleAfterMs)
+    }
     await this.recordLeftOverAttempts()
     const free = concurrency - this.running.size
     if (free <= 0) return 0
-    const jobs = await claimDueJobs(db, this.id, free, this.options.registry.names())
-    this.backlog = jobs.length === free
+    const burst = this.backlog && this.fairDue
+    // A claim cut short may have left jobs behind the cursors: the next one reads from the start.
+    const readOn = burst && this.claimFilled && this.cursors.size > 0 && performance.now() - this.fullClaimAt < FULL_CLAIM_EVERY_MS
+    const claim = await claimDue(db, this.id, free, this.options.registry.names(), {
+      expectFair: burst,
+      slots: concurrency,
+      ...(readOn ? { cursors: [...this.cursors.values()] } : {}),
+    })
+    const { jobs, due, fair } = claim
+    this.backlog = due
+    this.fairDue = fair === true
+    this.claimFilled = jobs.length === free
+    if (claim.readOn === false) {
+      this.cursors = new Map()
+      this.fullClaimAt = performance.now()
+    }
+    for (const cursor of claim.cursors ?? []) this.cursors.set(cursor.key, cursor)
     for (const job of jobs) {
       const run = this.execute(job).finally(() => {
         this.running.delete(run)
@@ -113,7 +164,7 @@ export class Worker {
   }
 
   /**
-   * A slot came free while jobs were left waiting (the last poll filled every slot): claim now
+   * A slot came free while jobs may be left waiting (the last claim found jobs due): claim now
    * rather than after the poll interval, or a burst would drain at one batch per interval.
    */
   private onSlotFreed(): void {
@@ -140,8 +191,8 @@ export class Worker {
     } catch (error) {
       this.options.log.error({ err: error }, 'worker poll failed')
     }
-    // A full batch with slots still free suggests more is waiting: poll again at once. With every
-    // slot busy, sleep; a finishing job wakes the worker early (onSlotFreed).
+    // Jobs claimed with more due and slots still free: poll again at once. With every slot busy, or
+    // nothing claimable (capped), sleep; a finishing job wakes the worker early (onSlotFreed).
     const free = this.options.concurrency - this.running.size
     this.schedule(claimed > 0 && this.backlog && free > 0 ? 0 : this.options.pollMs)
   }
@@ -152,6 +203,13 @@ export class Worker {
     const definition = registry.get(job.name)
     let error: string | null = null
     let retryable = true
+    let recordedByHandler = false
+    const completion: JobCompletion = {
+      succeeded: () => ({ job, workerId: this.id, startedAt, finishedAt: new Date(), error: null, retryAt: null }),
+      committed: () => {
+        recordedByHandler = true
+      },
+    }
     try {
       // Only registered names are claimed; this guards a registry changed while running.
       if (!definition) {
@@ -162,8 +220,13 @@ export class Worker {
         retryable = false
         throw new Error(`payload of job ${job.name} does not match its schema`)
       }
-      await definition.handle(job.payload, { db, log: log.child({ jobId: job.id, job: job.name }), jobId: job.id, attempt: job.attempts })
+      await definition.handle(job.payload, { db, log: log.child({ jobId: job.id, job: job.name }), jobId: job.id, attempt: job.attempts, completion })
     } catch (failure) {
+      // Recorded as succeeded with the handler's own writes: what failed after cannot undo that.
+      if (recordedByHandler) {
+        log.error({ err: failure, jobId: job.id, job: job.name }, 'job failed after its success was recorded')
+        return
+      }
       error = failure instanceof Error ? failure.message : String(failure)
       log.warn({ jobId: job.id, job: job.name, attempt: job.attempts, error }, 'job attempt failed')
     }
@@ -172,9 +235,10 @@ export class Worker {
       error !== null && retryable && definition && job.attempts < job.max_attempts
         ? new Date(finishedAt.getTime() + definition.backoffMs(job.attempts))
         : null
+    if (recordedByHandler) return
     const record: AttemptRecord = { job, workerId: this.id, startedAt, finishedAt, error, retryAt }
     try {
-      await recordAttempt(db, record)
+      await this.attemptWriter.add(record)
     } catch (failure) {
       // The job stays `running`: recorded on a later poll, else released at this worker's clean
       // stop or when it is presumed dead. Never lost, at worst retried.

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
 import { selectPage } from '../../db/paging.js'
 import type { Executor, WatcherDeliveriesTable, WatcherDeliveryAttemptsTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -44,7 +44,7 @@ export async function findDeliveryForUpdate(tx: Executor, scope: AccountScope, i
 }
 
 /** What an attempt needs: the delivery, and where and with which secrets to send it. */
-export async function deliveryTarget(db: Executor, id: string) {
+function targets(db: Executor) {
   return db
     .selectFrom('watcher_deliveries')
     .innerJoin('watchers', 'watchers.id', 'watcher_deliveries.watcher_id')
@@ -63,11 +63,59 @@ export async function deliveryTarget(db: Executor, id: string) {
       'watchers.disabled_reason',
       'watchers.deleted_at as watcher_deleted_at',
     ])
-    .where('watcher_deliveries.id', '=', id)
-    .executeTakeFirst()
+}
+
+export async function deliveryTarget(db: Executor, id: string) {
+  return targets(db).where('watcher_deliveries.id', '=', id).executeTakeFirst()
 }
 
 export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof deliveryTarget>>>
+
+/** deliveryTarget for several deliveries in one query, by id (a delivery gone is missing). */
+export async function deliveryTargets(db: Executor, ids: readonly string[]): Promise<Map<string, DeliveryTarget>> {
+  if (ids.length === 0) return new Map()
+  const rows = await targets(db).where('watcher_deliveries.id', 'in', [...new Set(ids)]).execute()
+  return new Map(rows.map((row) => [row.id, row]))
+}
+
+/** Row-locks several deliveries, in id order (so two writers cannot deadlock), with their state. */
+export async function lockDeliveries(tx: Executor, ids: readonly string[]) {
+  if (ids.length === 0) return []
+  return tx.selectFrom('watcher_deliveries').select(['id', 'status', 'attempts']).where('id', 'in', [...new Set(ids)]).orderBy('id').forUpdate().execute()
+}
+
+export interface DeliveryUpdate {
+  id: string
+  attempts: number
+  status: DeliveryRow['status']
+  last_status_code: number | null
+  last_error: string | null
+  next_attempt_at: Date | null
+}
+
+/**
+ * Records attempts' consequences on their deliveries in one statement (columns as arrays): the
+ * attempt count, the status, the last answer, and for a success the time it was delivered.
+ */
+export async function updateDeliveries(tx: Executor, updates: readonly DeliveryUpdate[], now: Date): Promise<void> {
+  if (updates.length === 0) return
+  const iso = (date: Date | null) => (date ? date.toISOString() : null)
+  await sql`
+    update watcher_deliveries d set
+      attempts = v.attempts, status = v.status, last_status_code = v.last_status_code, last_error = v.last_error,
+      next_attempt_at = v.next_attempt_at, updated_at = ${now},
+      delivered_at = case when v.status = 'succeeded' then ${now} else d.delivered_at end
+    from unnest(
+      ${updates.map((u) => u.id)}::uuid[], ${updates.map((u) => u.attempts)}::int[], ${updates.map((u) => u.status)}::text[],
+      ${updates.map((u) => u.last_status_code)}::int[], ${updates.map((u) => u.last_error)}::text[],
+      ${updates.map((u) => iso(u.next_attempt_at))}::timestamptz[]) as v(id, attempts, status, last_status_code, last_error, next_attempt_at)
+    where d.id = v.id`.execute(tx)
+}
+
+export async function insertAttempts(tx: Executor, rows: readonly Insertable<WatcherDeliveryAttemptsTable>[]): Promise<void> {
+  if (rows.length === 0) return
+  await tx.insertInto('watcher_delivery_attempts').values([...rows]).execute()
+}
 
 export async function lockDelivery(tx: Executor, id: string) {
   return tx.selectFrom('watcher_deliveries').select(['status', 'attempts']).where('id', '=', id).forUpdate().executeTakeFirst()
@@ -75,10 +123,6 @@ export async function lockDelivery(tx: Executor, id: string) {
 
 export async function updateDelivery(tx: Executor, id: string, values: Updateable<WatcherDeliveriesTable>): Promise<DeliveryRow> {
   return tx.updateTable('watcher_deliveries').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
-}
-
-export async function insertAttempt(tx: Executor, row: Insertable<WatcherDeliveryAttemptsTable>): Promise<void> {
-  await tx.insertInto('watcher_delivery_attempts').values(row).execute()
 }
 
 /**

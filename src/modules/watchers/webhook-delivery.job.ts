@@ -1,6 +1,8 @@
 import type { Static } from 'typebox'
 import type { Db } from '../../db/schema.js'
-import { defineJob, type JobContext, type JobDefinition } from '../../jobs/job-definition.js'
+import { Batcher } from '../../jobs/batcher.js'
+import { defineJob, type JobCompletion, type JobContext, type JobDefinition } from '../../jobs/job-definition.js'
+import { writeAttemptRecords } from '../../jobs/jobs.repo.js'
 import { enqueueJob, type JobFairness } from '../../jobs/outbox.js'
 import { destinationOf } from '../../lib/destination.js'
 import { systemActor } from '../../lib/actor.js'
@@ -44,42 +46,92 @@ interface AttemptOutcome {
   result: SendResult
   verdict: Verdict
   startedAt: Date
+  /** The job's own record, written in the same transaction. */
+  completion: JobCompletion
+}
+
+type Recorded = Verdict['kind'] | 'superseded'
+
+/**
+ * Records attempts and their consequences in one transaction, for as many attempts as finished
+ * together (a Batcher gathers them): the attempt rows, the deliveries' state, the next attempts'
+ * jobs (new jobs with their own run_at), the watchers disabled after a 410, and each attempt's own
+ * job recorded as succeeded (one job, one attempt: the job succeeded once its outcome is stored).
+ * A delivery already past the attempt (a twin run of the job recorded it) is left alone.
+ */
+async function recordOutcomes(db: Db, settings: WebhookSettings, outcomes: readonly AttemptOutcome[]): Promise<Recorded[]> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await repo.lockDeliveries(tx, outcomes.map((outcome) => outcome.target.id))
+    const current = new Map(locked.map((row) => [row.id, row]))
+    const now = new Date()
+    const attempts: Parameters<typeof repo.insertAttempts>[1][number][] = []
+    const updates: repo.DeliveryUpdate[] = []
+    const results: Recorded[] = []
+    for (const { payload, target, result, verdict, startedAt } of outcomes) {
+      const delivery = current.get(target.id)
+      if (!delivery || delivery.status !== 'pending' || delivery.attempts >= payload.attempt) {
+        results.push('superseded')
+        continue
+      }
+      attempts.push({
+        id: uuidv7(),
+        delivery_id: target.id,
+        attempt: payload.attempt,
+        started_at: startedAt,
+        duration_ms: result.durationMs,
+        status_code: result.statusCode,
+        error: verdict.kind === 'succeeded' ? null : verdict.error,
+        outcome: verdict.kind === 'succeeded' ? 'succeeded' : 'failed',
+      })
+      const next = verdict.kind === 'retryable' && !payload.manual ? nextAttemptAt(settings.retryScheduleSeconds, payload.attempt, now) : null
+      const status = verdict.kind === 'succeeded' ? 'succeeded' : next ? 'pending' : 'failed'
+      const error = verdict.kind === 'succeeded' ? null : verdict.error
+      updates.push({ id: target.id, attempts: payload.attempt, status, last_status_code: result.statusCode, last_error: error, next_attempt_at: next })
+      // A twin of this attempt later in the batch finds it made.
+      current.set(target.id, { ...delivery, status, attempts: payload.attempt })
+      if (next) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: target.id, attempt: payload.attempt + 1 }, { runAt: next, fairness: deliveryFairness(target) })
+      if (verdict.kind === 'gone') {
+        const accountId = await repo.disableWatcher(tx, target.watcher_id, 'the receiver answered 410 Gone', now)
+        if (accountId) await recordAuditEvent(tx, systemActor(accountId), { accountId, action: 'watcher.disabled', resourceType: 'watcher', resourceId: target.watcher_id })
+      }
+      results.push(next ? 'retryable' : verdict.kind)
+    }
+    await repo.insertAttempts(tx, attempts)
+    await repo.updateDeliveries(tx, updates, now)
+    await writeAttemptRecords(tx, outcomes.map((outcome) => outcome.completion.succeeded()))
+    return results
+  })
 }
 
 /**
- * Records the attempt and its consequences in one transaction: the attempt row, the delivery's
- * state, the next attempt's job (a new job with its own run_at) and, after a 410, the disabled
- * watcher. A delivery already past this attempt (a twin run of the job recorded it) is left alone.
+ * The reads and writes of concurrent attempts, gathered (see Batcher): each attempt's delivery is
+ * read with the others claimed with it, outcomes are recorded together, and answers from the same
+ * receiver are reported once per batch. One set per database handle.
  */
-async function recordOutcome(db: Db, settings: WebhookSettings, { payload, target, result, verdict, startedAt }: AttemptOutcome): Promise<Verdict['kind'] | 'superseded'> {
-  return db.transaction().execute(async (tx) => {
-    const current = await repo.lockDelivery(tx, target.id)
-    if (!current || current.status !== 'pending' || current.attempts >= payload.attempt) return 'superseded'
-    const now = new Date()
-    await repo.insertAttempt(tx, {
-      id: uuidv7(),
-      delivery_id: target.id,
-      attempt: payload.attempt,
-      started_at: startedAt,
-      duration_ms: result.durationMs,
-      status_code: result.statusCode,
-      error: verdict.kind === 'succeeded' ? null : verdict.error,
-      outcome: verdict.kind === 'succeeded' ? 'succeeded' : 'failed',
-    })
-    const common = { attempts: payload.attempt, last_status_code: result.statusCode, updated_at: now }
-    if (verdict.kind === 'succeeded') {
-      await repo.updateDelivery(tx, target.id, { ...common, status: 'succeeded', last_error: null, delivered_at: now, next_attempt_at: null })
-      return verdict.kind
-    }
-    const next = verdict.kind === 'retryable' && !payload.manual ? nextAttemptAt(settings.retryScheduleSeconds, payload.attempt, now) : null
-    await repo.updateDelivery(tx, target.id, { ...common, status: next ? 'pending' : 'failed', last_error: verdict.error, next_attempt_at: next })
-    if (next) await enqueueJob(tx, WEBHOOK_DELIVERY_JOB, { delivery_id: target.id, attempt: payload.attempt + 1 }, { runAt: next, fairness: deliveryFairness(target) })
-    if (verdict.kind === 'gone') {
-      const accountId = await repo.disableWatcher(tx, target.watcher_id, 'the receiver answered 410 Gone', now)
-      if (accountId) await recordAuditEvent(tx, systemActor(accountId), { accountId, action: 'watcher.disabled', resourceType: 'watcher', resourceId: target.watcher_id })
-    }
-    return next ? 'retryable' : verdict.kind
-  })
+interface DeliveryBatches {
+  targets: Batcher<string, repo.DeliveryTarget | undefined>
+  outcomes: Batcher<AttemptOutcome, Recorded>
+  answered: Batcher<string, void>
+}
+
+function createDeliveryBatches(db: Db, settings: WebhookSettings): DeliveryBatches {
+  return {
+    targets: new Batcher(
+      async (ids) => {
+        const found = await repo.deliveryTargets(db, ids)
+        return ids.map((id) => found.get(id))
+      },
+      { maxBatch: 200, maxInFlight: 2 },
+    ),
+    outcomes: new Batcher((outcomes) => recordOutcomes(db, settings, outcomes), { maxBatch: 200, maxInFlight: 2 }),
+    answered: new Batcher<string, void>(
+      async (destinations) => {
+        for (const destination of new Set(destinations)) await recordDestinationAnswered(db, destination)
+        return destinations.map(() => undefined)
+      },
+      { maxBatch: 200, maxInFlight: 1 },
+    ),
+  }
 }
 
 /**
@@ -87,11 +139,11 @@ async function recordOutcome(db: Db, settings: WebhookSettings, { payload, targe
  * failure, timeout) counts towards backing it off for all its deliveries. A refused address says
  * nothing about the receiver. A failure to record is logged: the attempt itself is recorded.
  */
-async function reportDestinationHealth(db: Db, settings: WebhookSettings, url: string, result: SendResult, log: JobContext['log']): Promise<void> {
+async function reportDestinationHealth(db: Db, batches: DeliveryBatches, settings: WebhookSettings, url: string, result: SendResult, log: JobContext['log']): Promise<void> {
   const destination = destinationOf(url)
   if (!destination || result.refused) return
   try {
-    if (result.statusCode !== null) return await recordDestinationAnswered(db, destination)
+    if (result.statusCode !== null) return await batches.answered.add(destination)
     const blockedUntil = await recordDestinationFailure(db, destination, result.error ?? 'no response', {
       threshold: settings.hostFailureThreshold,
       firstBlockSeconds: settings.hostBackoffSeconds,
@@ -119,12 +171,19 @@ export interface WebhookDeliveryJobDeps {
  */
 export function createWebhookDeliveryJob({ settings, resolveHost = systemResolveHost }: WebhookDeliveryJobDeps): JobDefinition<typeof WEBHOOK_DELIVERY_JOB.payload> {
   const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
+  const batchesByDb = new WeakMap<Db, DeliveryBatches>()
+  const batchesOf = (db: Db): DeliveryBatches => {
+    let batches = batchesByDb.get(db)
+    if (!batches) batchesByDb.set(db, (batches = createDeliveryBatches(db, settings)))
+    return batches
+  }
   return defineJob({
     name: WEBHOOK_DELIVERY_JOB.name,
     payload: WEBHOOK_DELIVERY_JOB.payload,
     maxAttempts: WEBHOOK_DELIVERY_JOB.maxAttempts,
-    async handle(payload: Payload, { db, log }: JobContext) {
-      const target = await repo.deliveryTarget(db, payload.delivery_id)
+    async handle(payload: Payload, { db, log, completion }: JobContext) {
+      const batches = batchesOf(db)
+      const target = await batches.targets.add(payload.delivery_id)
       // Gone, finished, or this attempt already made: a duplicate or superseded job.
       if (!target || target.status !== 'pending' || target.attempts >= payload.attempt) return
       if (target.watcher_deleted_at) return failUnsent(db, target, 'not sent: the watcher was deleted')
@@ -149,8 +208,9 @@ export function createWebhookDeliveryJob({ settings, resolveHost = systemResolve
         { timeoutMs: settings.timeoutMs, policy },
       )
       const verdict = verdictOf(result)
-      const recorded = await recordOutcome(db, settings, { payload, target, result, verdict, startedAt })
-      await reportDestinationHealth(db, settings, target.url, result, log)
+      const recorded = await batches.outcomes.add({ payload, target, result, verdict, startedAt, completion })
+      completion.committed()
+      await reportDestinationHealth(db, batches, settings, target.url, result, log)
       // Neither the URL (it may hold a token) nor any header is logged.
       log.info(
         { deliveryId: target.id, watcherId: target.watcher_id, attempt: payload.attempt, statusCode: result.statusCode, ms: result.durationMs, outcome: recorded },
