@@ -464,6 +464,20 @@ describe('the census body, streamed over HTTP', () => {
     expect(await written(cp)).toEqual(before)
   })
 
+  it('a client that sends the whole census and leaves before the answer leaves no file behind once the census is done', async () => {
+    const cp = population.coveragePeriodId
+    const before = await written(cp)
+    // A census not sent before (the latest would answer at once), long enough to still be reconciling when the client leaves.
+    const census = [...families.map(carrierRecord), ...long.slice(SMALL, SMALL + 400)].reverse()
+    const left = await postStreamed(baseUrl, `/coverage_periods/${cp}/census_requests`, censusBody(census), { headers: { 'service-api-key': operator.apiKey }, leaveAfterSendingMs: 30 })
+    expect(left).toBeNull()
+    // The census is still reconciled (the request was received whole); then its file must go.
+    for (let i = 0; i < 300 && (await written(cp)).requests === before.requests; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await written(cp)).requests).toBe(before.requests + 1)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await expectNoSpooledBody()
+  })
+
   it('Idempotency-Key: the same body replays the answer, another body under the same key is refused', async () => {
     const cp = population.coveragePeriodId
     const key = `census-${Math.random().toString(36).slice(2)}`

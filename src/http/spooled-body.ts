@@ -90,8 +90,8 @@ function writeLimited(payload: NodeJS.ReadableStream, path: string, limit: numbe
 
 /**
  * In `scope`, JSON bodies are spooled to a file no larger than `limit` bytes. The file lives in a
- * directory of its own (mkdtemp: 0700) as 0600, since a census holds SSNs, and is removed when the
- * answer has been sent. The body's SHA-256 is kept for Idempotency-Key fingerprints.
+ * directory of its own (mkdtemp: 0700) as 0600, since a census holds SSNs, and is removed once the
+ * answer is made. The body's SHA-256 is kept for Idempotency-Key fingerprints.
  */
 export function spoolJsonBodies(scope: App, limit: number): void {
   scope.removeContentTypeParser('application/json')
@@ -110,6 +110,13 @@ export function spoolJsonBodies(scope: App, limit: number): void {
     }
     request.rawBodySha256 = digest.digest('hex')
     return { ...body, bytes }
+  })
+  // Removed as soon as the answer is made (onSend: the handler is done with the file), whether or
+  // not the client is still there to receive it. onResponse alone never runs for a client that
+  // left before the answer (the response never finishes), which left the census's SSNs on disk.
+  scope.addHook('onSend', async (request, _reply, payload) => {
+    if (isSpooledBody(request.body)) await discardSpooledBody(request.body)
+    return payload
   })
   scope.addHook('onResponse', async (request) => {
     if (isSpooledBody(request.body)) await discardSpooledBody(request.body)

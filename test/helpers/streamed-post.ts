@@ -20,12 +20,12 @@ export async function listenOnLoopback(app: App): Promise<string> {
   return `http://127.0.0.1:${port}`
 }
 
-/** Answers null only with `abortAfterBytes`, for the client that left. */
+/** Answers null only with `abortAfterBytes` or `leaveAfterSendingMs`, for the client that left. */
 export function postStreamed(
   baseUrl: string,
   path: string,
   body: string | Buffer,
-  options: { headers?: Record<string, string>; chunkBytes?: number; contentLength?: boolean; abortAfterBytes?: number } = {},
+  options: { headers?: Record<string, string>; chunkBytes?: number; contentLength?: boolean; abortAfterBytes?: number; leaveAfterSendingMs?: number } = {},
 ): Promise<StreamedAnswer | null> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body
   const chunkBytes = options.chunkBytes ?? 64 * 1024
@@ -74,6 +74,13 @@ export function postStreamed(
         if (offset < bytes.length) return void setImmediate(writeNext)
       }
       req.end()
+      // A client that sends the whole body and leaves before the answer.
+      if (options.leaveAfterSendingMs !== undefined) {
+        setTimeout(() => {
+          req.destroy()
+          resolve(null)
+        }, options.leaveAfterSendingMs)
+      }
     }
     writeNext()
   })
