@@ -352,12 +352,14 @@ describe('the census body, streamed over HTTP', () => {
   it('a subscriber invalid deep in the census answers 422 at its pointer and nothing is written', async () => {
     const cp = population.coveragePeriodId
     const before = await written(cp)
-    const bad = long.map((s, i) => (i === 2500 ? { ...s, birth_date: { year: 1985 } } : s))
+    // The platform's families carry carrier ids the census would teach, had it been read.
+    const bad = long.map((s, i) => (i === 2500 ? { ...s, birth_date: { year: 1985 } } : i < SMALL ? { ...s, carrier_member_id: `NEVER${i}` } : s))
     const res = await postCensus(cp, censusBody(bad))
     expectCode(res, 422, 'validation_failed')
     // One problem per code at the pointer (a union's every branch fails), as whole-body validation gives.
     expect(new Set(res.json().errors.map((e: { pointer: string }) => e.pointer))).toEqual(new Set(['/census_request/subscribers/2500/birth_date']))
     expect(await written(cp)).toEqual(before)
+    expect(before.carrierIds.filter((m) => m.carrier_member_id?.startsWith('NEVER'))).toEqual([])
     await expectNoSpooledBody()
   })
 
