@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Executor, JobRow, JobStatus } from '../db/schema.js'
 import type { PageRequest } from '../http/pagination.js'
 import { selectPage } from '../db/paging.js'
+import { prepare } from '../db/prepared.js'
 import { uuidv7 } from '../lib/ids.js'
 import { RELEASED_JOB } from './worker-liveness.repo.js'
 
@@ -113,53 +114,79 @@ async function claimOldestFirst(db: Executor, workerId: string, limit: number, n
   return result.rows
 }
 
-async function claimFairly(
-  db: Executor,
-  workerId: string,
-  limit: number,
-  names: readonly string[],
-  options: { cursors: readonly ClaimCursor[]; slots?: number | undefined },
-): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[] }> {
-  const { cursors, slots } = options
-  // Candidates are read per account through jobs_fair_claim_idx (its `limit` oldest claimable
-  // jobs), so a claim costs accounts times `limit` rows, not the whole backlog; only a backed-off
-  // destination's waiting jobs are read past. Accounts are enumerated by skipping through the
-  // index (one probe per account), not by reading every pending row.
-  //
-  // With cursors, an account's jobs are read from its cursor on, and the accounts are the cursors'
-  // plus the first other one in each gap between them. Why: a claimed job leaves its entry in the
-  // index until VACUUM, or until a scan finds it dead to every transaction and marks it, which a
-  // long transaction anywhere on the server (a census, a full file) prevents. During a burst each
-  // claim would then read past every job claimed before it, twice (counting accounts, reading
-  // candidates): 6,000 entries, 15 ms a claim, two thirds through a 10,000 burst. From the
-  // cursor, only what was claimed since. Jobs behind a cursor (released by a dead worker, or left
-  // by a cap or a back-off) wait for the worker's next claim without cursors (Worker, at least
-  // every second), as do accounts beyond the first new one in a gap, and jobs without an account:
-  // finding those reads past every pending job with one (no index leads to them alone).
-  //
-  // `slots`, when the worker says how many it has, spares counting the jobs it holds, which
-  // reads past every job it has finished since the last VACUUM for the same reason.
-  const byCursor = cursors.length > 0
+/**
+ * The values a fair claim binds, by name. `prepare` builds the query once with stand-ins for them,
+ * so they are typed loosely here; FairClaimValues types the values each call passes.
+ */
+interface FairClaimParams {
+  names: unknown
+  limit: unknown
+  workerId: unknown
+  /** The worker's slots, or null: count the jobs it holds, plus `limit`. */
+  slots: unknown
+  keys: unknown
+  runAts: unknown
+  ids: unknown
+}
+
+type ClaimedRow = JobRow & { cursor_run_at: string; cursor_last: boolean }
+
+/**
+ * The fair claim's SQL, from the start of every backlog or from the cursors. Why it reads as it
+ * does:
+ *
+ * Candidates are read per account through jobs_fair_claim_idx (its `limit` oldest claimable
+ * jobs), so a claim costs accounts times `limit` rows, not the whole backlog; only a backed-off
+ * destination's waiting jobs are read past. Accounts are enumerated by skipping through the
+ * index (one probe per account), not by reading every pending row.
+ *
+ * With cursors, an account's jobs are read from its cursor on, and the accounts are the cursors'
+ * plus the others, found by skipping through the index between the cursors' accounts (never
+ * through their entries). Why: a claimed job leaves its entry in the
+ * index until VACUUM, or until a scan finds it dead to every transaction and marks it, which a
+ * long transaction anywhere on the server (a census, a full file) prevents. During a burst each
+ * claim would then read past every job claimed before it, twice (counting accounts, reading
+ * candidates): 6,000 entries, 15 ms a claim, two thirds through a 10,000 burst. From the
+ * cursor, only what was claimed since. Jobs behind a cursor (released by a dead worker, or left
+ * by a cap or a back-off) wait for the worker's next claim without cursors (Worker, at least
+ * every second), as do jobs without an account:
+ * finding those reads past every pending job with one (no index leads to them alone).
+ *
+ * `slots`, when the worker says how many it has, spares counting the jobs it holds, which
+ * reads past every job it has finished since the last VACUUM for the same reason.
+ */
+function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
   const accounts = byCursor
     ? sql`
-    cursors as (
-      select * from unnest(${cursors.map((c) => c.key)}::text[], ${cursors.map((c) => c.runAt)}::timestamptz[], ${cursors.map((c) => c.id)}::uuid[])
-        as c(fairness_key, run_at, id)
-    ),
     gaps as (
       select lag(fairness_key) over (order by fairness_key) as after, fairness_key as before from cursors
+    ),
+    between_cursors as (
+      select gaps.before, fresh.fairness_key from gaps cross join lateral (
+        select j.fairness_key from jobs j
+        where j.status = 'pending' and j.fairness_key > coalesce(gaps.after, '') and j.fairness_key < gaps.before
+        order by j.fairness_key limit 1) fresh
+      union all
+      select b.before, (
+        select j.fairness_key from jobs j
+        where j.status = 'pending' and j.fairness_key > b.fairness_key and j.fairness_key < b.before
+        order by j.fairness_key limit 1)
+      from between_cursors b where b.fairness_key is not null
+    ),
+    after_cursors as (
+      (select j.fairness_key from jobs j
+       where j.status = 'pending' and j.fairness_key > (select max(fairness_key) from cursors)
+       order by j.fairness_key limit 1)
+      union all
+      select (select j.fairness_key from jobs j where j.status = 'pending' and j.fairness_key > a.fairness_key order by j.fairness_key limit 1)
+      from after_cursors a where a.fairness_key is not null
     ),
     accounts as (
       select fairness_key from cursors
       union
-      select fresh.fairness_key from gaps cross join lateral (
-        select j.fairness_key from jobs j
-        where j.status = 'pending' and j.fairness_key > coalesce(gaps.after, '') and j.fairness_key < gaps.before
-        order by j.fairness_key limit 1) fresh
+      select fairness_key from between_cursors where fairness_key is not null
       union
-      (select j.fairness_key from jobs j
-       where j.status = 'pending' and j.fairness_key > (select max(fairness_key) from cursors)
-       order by j.fairness_key limit 1)
+      select fairness_key from after_cursors where fairness_key is not null
     ),`
     : sql`
     accounts as (
@@ -168,23 +195,25 @@ async function claimFairly(
       select (select j.fairness_key from jobs j where j.status = 'pending' and j.fairness_key > accounts.fairness_key order by j.fairness_key limit 1)
       from accounts where accounts.fairness_key is not null
     ),
-    cursors as (
-      select null::text as fairness_key, null::timestamptz as run_at, null::uuid as id where false
-    ),`
+`
   const keyless = byCursor
     ? sql``
     : sql`
       union all
       (select j.id, j.run_at, j.fairness_key, j.destination from jobs j
-       where j.status = 'pending' and j.fairness_key is null and j.run_at <= now() and j.name = any(${[...names]}::text[])
+       where j.status = 'pending' and j.fairness_key is null and j.run_at <= now() and j.name = any(${p.names}::text[])
          and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
        order by j.run_at, j.id
-       limit ${limit})`
-  const result = await sql<JobRow & { cursor_run_at: string; cursor_last: boolean }>`
-    with recursive ${accounts}
-    slots as (${slots === undefined ? sql`
-      select count(*) + ${limit}::int as total from jobs where status = 'running' and locked_by = ${workerId}` : sql`
-      select ${slots}::int as total`}
+       limit ${p.limit})`
+  return sql<ClaimedRow>`
+    with recursive
+    cursors as (
+      select * from unnest(${p.keys}::text[], ${p.runAts}::timestamptz[], ${p.ids}::uuid[]) as c(fairness_key, run_at, id)
+    ),
+    ${accounts}
+    slots as (
+      -- The worker's own count when it gives one (coalesce evaluates the count only without it).
+      select coalesce(${p.slots}::int, (select count(*) from jobs where status = 'running' and locked_by = ${p.workerId}) + ${p.limit}::int) as total
     ),
     health as (
       select destination,
@@ -195,7 +224,7 @@ async function claimFairly(
     ),
     held as (
       select j.fairness_key, j.destination from jobs j left join health h on h.destination = j.destination
-      where j.status = 'running' and j.locked_by = ${workerId} and j.destination is not null and not coalesce(h.trusted, false)
+      where j.status = 'running' and j.locked_by = ${p.workerId} and j.destination is not null and not coalesce(h.trusted, false)
     ),
     probed as (
       select distinct j.destination from jobs j join health h on h.destination = j.destination and h.probing where j.status = 'running'
@@ -203,11 +232,11 @@ async function claimFairly(
     candidates as (
       select c.* from accounts left join cursors on cursors.fairness_key = accounts.fairness_key cross join lateral (
         select j.id, j.run_at, j.fairness_key, j.destination from jobs j
-        where j.status = 'pending' and j.fairness_key = accounts.fairness_key and j.run_at <= now() and j.name = any(${[...names]}::text[])
+        where j.status = 'pending' and j.fairness_key = accounts.fairness_key and j.run_at <= now() and j.name = any(${p.names}::text[])
           and (j.run_at, j.id) > (coalesce(cursors.run_at, '-infinity'), coalesce(cursors.id, '00000000-0000-0000-0000-000000000000'))
           and (j.destination is null or j.destination not in (select destination from health where blocked union all select destination from probed))
         order by j.run_at, j.id
-        limit ${limit}) c
+        limit ${p.limit}) c
       where accounts.fairness_key is not null
       ${keyless}
     ),
@@ -232,10 +261,10 @@ async function claimFairly(
         and (due.fairness_key is null or capped.key_load <= greatest(1, ceil(slots.total / 2.0)))
         and (not due.probing or capped.destination_load = 1))
       order by greatest(due.key_round, due.destination_round), due.run_at, due.id
-      limit ${limit}
+      limit ${p.limit}
     ),
     claimed as (
-      update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${workerId}
+      update jobs set status = 'running', attempts = attempts + 1, locked_at = now(), locked_by = ${p.workerId}
       where id in (select id from jobs where id in (select id from chosen) and status = 'pending' for update skip locked)
       returning *
     )
@@ -243,9 +272,29 @@ async function claimFairly(
       row_number() over (partition by claimed.fairness_key order by claimed.run_at desc, claimed.id desc) = 1 as cursor_last
     from claimed
     -- The worker starts them in this order: oldest first within a claim too.
-    order by claimed.run_at, claimed.id`.execute(db)
+    order by claimed.run_at, claimed.id`
+}
+
+// Prepared: this claim is planned once per connection, not at every claim (a millisecond of
+// PostgreSQL's time, as much as running it, and a burst claims at every freed slot).
+const FAIR_CLAIM_PARAMS = 7
+const toStandIns = (p: readonly string[]): FairClaimParams => ({ names: p[0], limit: p[1], workerId: p[2], slots: p[3], keys: p[4], runAts: p[5], ids: p[6] })
+type FairClaimValues = [names: readonly string[], limit: number, workerId: string, slots: number | null, keys: string[], runAts: string[], ids: string[]]
+const fairClaimFromStart = prepare<ClaimedRow, FairClaimValues>(FAIR_CLAIM_PARAMS, (db, p) => ({ compile: () => fairClaimQuery(false, toStandIns(p)).compile(db) }))
+const fairClaimFromCursors = prepare<ClaimedRow, FairClaimValues>(FAIR_CLAIM_PARAMS, (db, p) => ({ compile: () => fairClaimQuery(true, toStandIns(p)).compile(db) }))
+
+async function claimFairly(
+  db: Executor,
+  workerId: string,
+  limit: number,
+  names: readonly string[],
+  options: { cursors: readonly ClaimCursor[]; slots?: number | undefined },
+): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[] }> {
+  const { cursors, slots } = options
+  const claim = cursors.length > 0 ? fairClaimFromCursors : fairClaimFromStart
+  const rows = await claim(db, [...names], limit, workerId, slots ?? null, cursors.map((c) => c.key), cursors.map((c) => c.runAt), cursors.map((c) => c.id))
   const next: ClaimCursor[] = []
-  const jobs = result.rows.map(({ cursor_run_at, cursor_last, ...job }) => {
+  const jobs = rows.map(({ cursor_run_at, cursor_last, ...job }) => {
     if (cursor_last && job.fairness_key !== null) next.push({ key: job.fairness_key, runAt: cursor_run_at, id: job.id })
     return job
   })

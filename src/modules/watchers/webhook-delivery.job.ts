@@ -123,7 +123,7 @@ function createDeliveryBatches(db: Db, settings: WebhookSettings): DeliveryBatch
       },
       { maxBatch: 200, maxInFlight: 2 },
     ),
-    outcomes: new Batcher((outcomes) => recordOutcomes(db, settings, outcomes), { maxBatch: 200, maxInFlight: 2 }),
+    outcomes: new Batcher((outcomes) => recordOutcomes(db, settings, outcomes), { maxBatch: 200, maxInFlight: 1 }),
     answered: new Batcher<string, void>(
       async (destinations) => {
         for (const destination of new Set(destinations)) await recordDestinationAnswered(db, destination)
