@@ -61,7 +61,7 @@ const EnvSchema = Type.Object({
   FILE_BUILD_HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 1000, default: DEFAULT_CARRIER_SETTINGS.fileBuildHeapGrowingPercent }),
   EDI_SENDER_QUALIFIER: Type.String({ pattern: '^[0-9A-Z]{2}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderQualifier }),
   EDI_SENDER_ID: Type.String({ pattern: '^[0-9A-Za-z ]{1,15}$', default: DEFAULT_CARRIER_SETTINGS.ediSenderId }),
-  CENSUS_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 256 * 1024 * 1024 }),
+  CENSUS_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 * 1024 }),
   SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: DEFAULT_CONSOLE_SESSION_SETTINGS.ttlSeconds }),
   SIGN_IN_MAX_FAILURES: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerEmail }),
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 1, maximum: 100_000, default: DEFAULT_CONSOLE_SESSION_SETTINGS.maxFailuresPerAddress }),

@@ -1,6 +1,7 @@
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { LoadedFamily, LoadedMember } from '../members/index.js'
 import type { CensusDependentInputT, CensusSubscriberInputT } from './census-input.schema.js'
+import type { MatchIdentity } from './match.js'
 import type { ComparableCoverage, ComparableMember } from './reconcile.model.js'
 
 /**
@@ -129,13 +130,27 @@ function censusCoverages(record: CensusSubscriberInputT | CensusDependentInputT,
  * batch's positions start at `firstPosition`). SSNs
  * are hashed with the service's key right here and kept only as hash and last four.
  */
+function ssnOf(value: string | null | undefined, hashSsn: (digits: string) => string) {
+  const digits = (value ?? '').replace(/\D/g, '')
+  return digits.length === 9 ? { ssnHash: hashSsn(digits), ssnLastFour: digits.slice(-4) } : { ssnHash: null, ssnLastFour: null }
+}
+
+/** What the matching rules read of a census subscriber: all the census's first reading needs (census.service.ts). */
+export function censusSubscriberIdentity(subscriber: CensusSubscriberInputT, hashSsn: (digits: string) => string): MatchIdentity {
+  return {
+    kind: 'subscriber',
+    relationship: null,
+    carrierMemberId: subscriber.carrier_member_id ?? null,
+    ssnHash: ssnOf(subscriber.social_security_number, hashSsn).ssnHash,
+    firstName: subscriber.first_name,
+    lastName: subscriber.last_name,
+    birthDate: text(subscriber.birth_date),
+  }
+}
+
 export function censusMembers(subscribers: readonly CensusSubscriberInputT[], resolvePlan: PlanResolver, hashSsn: (digits: string) => string, firstPosition = 0): CensusSide {
   const members: ComparableMember[] = []
   const carried = new Map<string, ReadonlySet<DiscrepancyParameter>>()
-  const ssnOf = (value: string | null | undefined) => {
-    const digits = (value ?? '').replace(/\D/g, '')
-    return digits.length === 9 ? { ssnHash: hashSsn(digits), ssnLastFour: digits.slice(-4) } : { ssnHash: null, ssnLastFour: null }
-  }
   subscribers.forEach((subscriber, offset) => {
     const index = firstPosition + offset
     const key = String(index)
@@ -144,7 +159,7 @@ export function censusMembers(subscribers: readonly CensusSubscriberInputT[], re
       kind: 'subscriber',
       subscriberKey: null,
       carrierMemberId: subscriber.carrier_member_id ?? null,
-      ...ssnOf(subscriber.social_security_number),
+      ...ssnOf(subscriber.social_security_number, hashSsn),
       firstName: subscriber.first_name,
       lastName: subscriber.last_name,
       birthDate: text(subscriber.birth_date),
@@ -178,7 +193,7 @@ export function censusMembers(subscribers: readonly CensusSubscriberInputT[], re
         kind: 'dependent',
         subscriberKey: key,
         carrierMemberId: dependent.carrier_member_id ?? null,
-        ...ssnOf(dependent.social_security_number),
+        ...ssnOf(dependent.social_security_number, hashSsn),
         firstName: dependent.first_name,
         lastName: dependent.last_name,
         birthDate: text(dependent.birth_date),

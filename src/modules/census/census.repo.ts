@@ -95,13 +95,6 @@ export async function linkErrorsToCensus(tx: Executor, errorIds: readonly string
   }
 }
 
-/** Ends transactions with the census's verdict (completed now). */
-export async function completeTransactions(tx: Executor, ids: readonly string[], status: 'synced' | 'errors', now: Date): Promise<void> {
-  for (let start = 0; start < ids.length; start += BATCH) {
-    await tx.updateTable('member_transactions').set({ status, completed_at: now, updated_at: now }).where('id', 'in', ids.slice(start, start + BATCH)).execute()
-  }
-}
-
 export interface CensusCounts {
   subscriber_count: number
   member_count: number
@@ -131,18 +124,19 @@ export async function subscriberIdentities(tx: Executor, ids: readonly string[])
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
-/** The families' transactions awaiting the carrier. */
-export async function submittedTransactionsOf(tx: Executor, coveragePeriodId: string, subscriberIds: readonly string[]) {
+/**
+ * Ends the families' transactions awaiting the carrier with the census's verdict: `errors` for the
+ * families where a discrepancy remains, `synced` for the others. Answers the transactions ended,
+ * in the order they were made.
+ */
+export async function settleTransactions(tx: Executor, coveragePeriodId: string, subscriberIds: readonly string[], withErrors: readonly string[], now: Date) {
   if (subscriberIds.length === 0) return []
-  return tx
-    .selectFrom('member_transactions')
-    .select(['id', 'subscriber_id'])
-    .where('coverage_period_id', '=', coveragePeriodId)
-    .where('status', '=', 'submitted')
-    .where('subscriber_id', 'in', subscriberIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
+  const rows = await sql<{ id: string; subscriber_id: string; status: 'synced' | 'errors'; created_at: Date }>`
+    UPDATE member_transactions
+       SET status = CASE WHEN subscriber_id = ANY(${withErrors}::uuid[]) THEN 'errors' ELSE 'synced' END, completed_at = ${now}, updated_at = ${now}
+     WHERE coverage_period_id = ${coveragePeriodId} AND status = 'submitted' AND subscriber_id = ANY(${subscriberIds}::uuid[])
+     RETURNING id, subscriber_id, status, created_at`.execute(tx)
+  return rows.rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
 /** One census of a coverage period at a time: two would each resolve what the other raises. */

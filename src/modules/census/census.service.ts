@@ -12,7 +12,7 @@ import { autoResolveErrors, raiseErrors, type FoundDiscrepancy } from '../errors
 import { emitEvent } from '../events/events.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import type { CreateCensusRequestInput } from './census-input.schema.js'
-import { censusMembers, platformMembers } from './census-members.js'
+import { censusMembers, censusSubscriberIdentity, platformMembers } from './census-members.js'
 import * as matching from './census-matching.repo.js'
 import { censusFromInput, type CensusSource } from './census-source.js'
 import { maskCensusSsns } from './census-ssn.js'
@@ -30,7 +30,7 @@ export const RECONCILIATION_RESOLUTION = 'Resolved automatically: the latest cen
  * family, few enough that memory does not grow with the census (a batch of families with their
  * coverages is a few megabytes).
  */
-const FAMILY_BATCH = 1000
+const FAMILY_BATCH = 250
 
 /** How a carrier-only member is told apart from another: the carrier's id, else its name and birth date. */
 function subjectOf(member: ComparableMember | undefined): string | undefined {
@@ -54,6 +54,8 @@ class SameCensusAgain extends Error {
 /** A discrepancy found, with what raising it needs, kept until every family has been compared. */
 interface Found {
   discrepancy: FoundMemberDiscrepancy
+  /** The platform family it is about (its subscriber's id), if any. */
+  family: string | undefined
   raise: FoundDiscrepancy
 }
 
@@ -102,6 +104,18 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
       await db.transaction().execute(async (tx) => {
         await repo.lockCoveragePeriodCensus(tx, cp.id)
         await matching.createMatchingTables(tx)
+        // This process's work and the database's overlap: a batch's writes run while the next
+        // batch is parsed, and the next batch's families are read while this one is compared.
+        // Every statement still goes through the transaction's one connection, in the order
+        // issued; batches concern different families, so their writes need no order between them.
+        // At most one batch's writes are in flight: a census parsed faster than it is written
+        // would otherwise queue all of its rows in memory.
+        let writing: Promise<unknown> = Promise.resolve()
+        const write = async (work: () => Promise<unknown>) => {
+          await writing
+          writing = work()
+          writing.catch(() => undefined) // awaited by the next write or below, before anything depends on it
+        }
 
         // First reading: each census subscriber's match keys, and the census's content digest.
         const digest = createHash('sha256').update(source.format).update('\n')
@@ -112,9 +126,10 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           const first = subscriberCount
           if (source.text === undefined) for (const subscriber of batch) digest.update(`${subscriberCount++ === 0 ? '' : ','}${JSON.stringify(subscriber)}`)
           else subscriberCount += batch.length
-          const subscribers = censusMembers(batch, resolvePlan, hashSsn, first).members.filter((m) => m.kind === 'subscriber')
-          await matching.insertCarrierKeys(tx, subscribers.map((m) => ({ position: Number(m.key), keys: ruleKeys(m) })))
+          const keys = batch.map((subscriber, offset) => ({ position: first + offset, keys: ruleKeys(censusSubscriberIdentity(subscriber, hashSsn)) }))
+          await write(() => matching.insertCarrierKeys(tx, keys))
         }
+        await writing
         if (source.text === undefined) digest.update(']')
         const contentSha256 = digest.digest('hex')
         const latest = await repo.latestCensusRequest(tx, cp.id)
@@ -125,14 +140,12 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         let page: string[] = []
         const flushPlatformPage = async () => {
           const identities = await repo.subscriberIdentities(tx, page)
-          await matching.insertPlatformKeys(
-            tx,
-            identities.map((row) => ({
-              ord: ord++,
-              memberId: row.id,
-              keys: ruleKeys({ kind: 'subscriber', relationship: null, carrierMemberId: row.carrier_member_id, ssnHash: row.ssn_hash, firstName: row.first_name, lastName: row.last_name, birthDate: row.birth_date }),
-            })),
-          )
+          const keys = identities.map((row) => ({
+            ord: ord++,
+            memberId: row.id,
+            keys: ruleKeys({ kind: 'subscriber', relationship: null, carrierMemberId: row.carrier_member_id, ssnHash: row.ssn_hash, firstName: row.first_name, lastName: row.last_name, birthDate: row.birth_date }),
+          }))
+          await write(() => matching.insertPlatformKeys(tx, keys))
           page = []
         }
         for await (const id of enrolledSubscriberIds(tx, cp.id)) {
@@ -140,6 +153,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           if (page.length === FAMILY_BATCH) await flushPlatformPage()
         }
         await flushPlatformPage()
+        await writing
         await matching.pairSubscribers(tx)
 
         // Written completed, before any error links it: the errors' rendered copy stays true.
@@ -169,10 +183,12 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           openByMember.set(e.member_id!, list)
         }
         const found: Found[] = []
+        /** The submitted transactions the census turned to errors, by family: the family's errors point at them. */
+        const errorTransactionsOf = new Map<string, string[]>()
         const uncompared: string[] = []
         const counts = { member_count: 0, matched_count: 0 }
 
-        /** Compares a batch of families, keeps what it found, and settles the families' transactions. */
+        /** Compares a batch of families and keeps what it found; answers the writes that settle the families' transactions. */
         const compareBatch = async (families: readonly LoadedFamily[], match: MemberMatch, census: ReturnType<typeof censusMembers> | null) => {
           const subscriberOfMember = new Map<string, string>()
           for (const family of families) for (const m of [family.subscriber, ...family.dependents]) subscriberOfMember.set(m.id, family.subscriber.id)
@@ -186,16 +202,13 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           counts.matched_count += match.pairs.length
 
           const familyOf = (d: FoundMemberDiscrepancy) => (d.memberId ? subscriberOfMember.get(d.memberId) : undefined)
-          const submitted = await repo.submittedTransactionsOf(tx, cp.id, families.map((f) => f.subscriber.id))
-          const transactionsOf = new Map<string, string[]>()
-          for (const t of submitted) transactionsOf.set(t.subscriber_id, [...(transactionsOf.get(t.subscriber_id) ?? []), t.id])
           const censusByKey = census ? new Map(census.members.map((m) => [m.key, m])) : new Map<string, ComparableMember>()
           for (const d of kept) {
-            const family = familyOf(d)
             const carrierOnly = d.kind === 'platform_missing' && (d.parameter === 'subscriber' || d.parameter === 'dependent')
             const subject = carrierOnly || d.parameter === 'plan_id' ? subjectOf(d.censusKey ? censusByKey.get(d.censusKey) : undefined) : undefined
             found.push({
               discrepancy: d,
+              family: familyOf(d),
               raise: {
                 memberId: d.memberId,
                 planId: d.planId,
@@ -203,26 +216,35 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
                 kind: d.kind,
                 carrier: d.carrier,
                 platform: d.platform,
-                ...(family && transactionsOf.has(family) ? { transactionIds: transactionsOf.get(family)! } : {}),
                 ...(subject ? { subject: d.parameter === 'plan_id' ? `${subject}:${String(d.carrier)}` : subject } : {}),
               },
             })
           }
-          // The census settles the families' submitted transactions: errors where a discrepancy remains.
-          const withErrors = new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))
-          await repo.completeTransactions(tx, submitted.filter((t) => !withErrors.has(t.subscriber_id)).map((t) => t.id), 'synced', now)
-          await repo.completeTransactions(tx, submitted.filter((t) => withErrors.has(t.subscriber_id)).map((t) => t.id), 'errors', now)
-          await refreshFamilyStatuses(tx, submitted.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId: cp.id })), now)
+          // The census settles the families' submitted transactions: errors where a discrepancy
+          // remains, and those are what the family's errors point at (transaction_ids).
+          const withErrors = [...new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))]
+          return async () => {
+            const settled = await repo.settleTransactions(tx, cp.id, families.map((f) => f.subscriber.id), withErrors, now)
+            for (const t of settled) if (t.status === 'errors') errorTransactionsOf.set(t.subscriber_id, [...(errorTransactionsOf.get(t.subscriber_id) ?? []), t.id])
+            await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId: cp.id })), now)
+          }
         }
 
         // Second reading: the census's families beside the platform families paired with them.
+        const loadPaired = async (from: number, to: number) => {
+          const pairRows = await matching.pairsBetween(tx, from, to)
+          return { pairRows, families: await loadBatch(pairRows.map((p) => p.memberId)) }
+        }
         let position = 0
+        let next = loadPaired(0, FAMILY_BATCH)
         for await (const batch of source.batches(FAMILY_BATCH)) {
           const first = position
           position += batch.length
+          // Batches hold FAMILY_BATCH subscribers but the last: the next one starts at `position`.
+          const { pairRows, families } = await next
+          next = loadPaired(position, position + FAMILY_BATCH)
+          next.catch(() => undefined) // awaited on the next turn or after the loop
           const census = censusMembers(batch, resolvePlan, hashSsn, first)
-          const pairRows = await matching.pairsBetween(tx, first, position)
-          const families = await loadBatch(pairRows.map((p) => p.memberId))
           const platform = platformMembers(families)
           const platformByKey = new Map(platform.map((m) => [m.key, m]))
           const censusByKey = new Map(census.members.map((m) => [m.key, m]))
@@ -231,18 +253,20 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           counts.member_count += census.members.length
 
           const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
-          await repo.insertCensusSubscribers(tx, censusRequestId, batch, (subscriber, offset) => ({
-            matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
-            // Kept for reading back only, so the carrier's SSNs are kept masked.
-            data: JSON.stringify(maskCensusSsns(subscriber)),
-          }), first)
           // The carrier's member ids, learnt from this census: the first matching rule next time.
-          await repo.setCarrierMemberIds(
-            tx,
-            match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : [])),
-          )
-          await compareBatch(families, match, census)
+          const learnt = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
+          const settle = await compareBatch(families, match, census)
+          await write(async () => {
+            await repo.insertCensusSubscribers(tx, censusRequestId, batch, (subscriber, offset) => ({
+              matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
+              // Kept for reading back only, so the carrier's SSNs are kept masked.
+              data: JSON.stringify(maskCensusSsns(subscriber)),
+            }), first)
+            await repo.setCarrierMemberIds(tx, learnt)
+            await settle()
+          })
         }
+        await next
 
         // The platform's families no census subscriber paired: the carrier lacks every member.
         for (let after = -1; ; ) {
@@ -250,9 +274,10 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           if (unpaired.length === 0) break
           after = unpaired[unpaired.length - 1]!.ord
           const families = await loadBatch(unpaired.map((u) => u.memberId))
-          await compareBatch(families, { pairs: [], platformOnly: platformMembers(families), carrierOnly: [] }, null)
+          await write(await compareBatch(families, { pairs: [], platformOnly: platformMembers(families), carrierOnly: [] }, null))
         }
 
+        await writing
         found.sort((a, b) => byMemberParameterPlan(a.discrepancy, b.discrepancy))
         // Before any error links the census request: their rendered copy of it shows these.
         const unknownPlans = found.filter((f) => f.discrepancy.parameter === 'plan_id').map((f) => `Unknown plan ${JSON.stringify(f.discrepancy.carrier)}: no plan of the coverage period has this id or external identifier.`)
@@ -261,7 +286,10 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           tx,
           actor,
           { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id, source: 'reconciliation', censusRequestId },
-          found.map((f) => f.raise),
+          found.map((f) => {
+            const transactionIds = f.family === undefined ? undefined : errorTransactionsOf.get(f.family)
+            return transactionIds ? { ...f.raise, transactionIds } : f.raise
+          }),
           now,
         )
         const resolved = await autoResolveErrors(
