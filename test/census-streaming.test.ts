@@ -103,6 +103,8 @@ async function written(coveragePeriodId: string) {
 // 1. Compared both ways: the streamed census against the in-memory reconciliation.
 // ---------------------------------------------------------------------------------------------
 
+const SHARED_CARRIER_ID = 'SHARED-ID'
+
 /** Carrier member ids a first census teaches the platform: every even family's members. */
 const carrierIdOf = (family: number, member: number | null) => `CAR${String(family).padStart(6, '0')}${member === null ? '' : `-${member}`}`
 
@@ -186,6 +188,8 @@ function plantedCensus(families: readonly GeneratedFamily[], seed: number): Plan
   // Families 0 to 39 are left alone above for the cases below.
   // Each family's address line is its own (helpers/census-population.ts).
   const at = (index: number) => subscribers.findIndex((s) => s.residential_address?.address_line_1 === carrierRecord(families[index]!).residential_address!.address_line_1)
+  // The carrier id the platform holds twice (families 20 and 22): no identity there either.
+  subscribers[at(20)] = { ...subscribers[at(20)]!, carrier_member_id: SHARED_CARRIER_ID }
   // One carrier member id held by two census subscribers (families 2 and 4): no identity, the weaker rules pair them.
   subscribers[at(4)] = { ...subscribers[at(4)]!, carrier_member_id: carrierIdOf(2, null) }
   // Family 6 (carrier id learnt): a copy without the id and with its SSN and birth date comes
@@ -230,11 +234,16 @@ describe(`a generated census of ${FAMILIES} families, streamed and in memory`, (
 
   it('a first census of the same data finds nothing and teaches the carrier ids; a second with planted differences raises exactly what the in-memory reconciliation finds', async () => {
     const cp = population.coveragePeriodId
-    const first = await postCensus(cp, censusBody(families.map((f) => withCarrierIds(carrierRecord(f), f)), '2027-01-15'))
+    // Families 20 and 22 are filed under one carrier id: both learn it, so the platform holds it twice.
+    const firstCensus = families.map((f) => withCarrierIds(carrierRecord(f), f))
+    for (const index of [20, 22]) firstCensus[index] = { ...firstCensus[index]!, carrier_member_id: SHARED_CARRIER_ID }
+    const first = await postCensus(cp, censusBody(firstCensus, '2027-01-15'))
     expect(first.statusCode, first.body).toBe(201)
     expect(first.json().census_request).toMatchObject({ status: 'completed', discrepancy_count: 0, errors_created: 0 })
-    const learnt = await t.db.selectFrom('members').select(['id', 'carrier_member_id']).where('id', '=', population.ids[2]!.subscriberId).executeTakeFirstOrThrow()
-    expect(learnt.carrier_member_id).toBe(carrierIdOf(2, null))
+    const carrierIdsOf = async (indexes: number[]) =>
+      (await t.db.selectFrom('members').select(['id', 'carrier_member_id']).where('id', 'in', indexes.map((i) => population.ids[i]!.subscriberId)).execute()).map((m) => m.carrier_member_id).sort()
+    expect(await carrierIdsOf([2])).toEqual([carrierIdOf(2, null)])
+    expect(await carrierIdsOf([20, 22])).toEqual([SHARED_CARRIER_ID, SHARED_CARRIER_ID])
 
     const { subscribers, mutated } = plantedCensus(families, 16_002)
     if (FAMILIES >= 1000) expect(Object.keys(mutated).sort()).toEqual(Object.keys(MUTATIONS).sort())
