@@ -208,9 +208,11 @@ export function createWebhookDeliveryJob({ settings, resolveHost = systemResolve
         { timeoutMs: settings.timeoutMs, policy },
       )
       const verdict = verdictOf(result)
-      const recorded = await batches.outcomes.add({ payload, target, result, verdict, startedAt, completion })
+      // The receiver's health and the attempt's outcome are independent writes: made side by side,
+      // the slot is held one round trip less (reportDestinationHealth never throws).
+      const health = reportDestinationHealth(db, batches, settings, target.url, result, log)
+      const recorded = await batches.outcomes.add({ payload, target, result, verdict, startedAt, completion }).finally(() => health)
       completion.committed()
-      await reportDestinationHealth(db, batches, settings, target.url, result, log)
       // Neither the URL (it may hold a token) nor any header is logged.
       log.info(
         { deliveryId: target.id, watcherId: target.watcher_id, attempt: payload.attempt, statusCode: result.statusCode, ms: result.durationMs, outcome: recorded },
