@@ -9,7 +9,7 @@ import type { App } from './app-types.js'
 import { httpError } from './problem.js'
 
 /**
- * A JSON body written to a private temporary file as it arrives instead of being held in memory:
+ * A body written to a private temporary file as it arrives instead of being held in memory:
  * a census of 200,000 families is hundreds of megabytes, which the usual parser would keep as one
  * string and again as objects. The route reads it back in pieces (src/lib/json-stream.ts).
  */
@@ -89,17 +89,17 @@ function writeLimited(payload: NodeJS.ReadableStream, path: string, limit: numbe
 }
 
 /**
- * In `scope`, JSON bodies are spooled to a file no larger than `limit` bytes. The file lives in a
- * directory of its own (mkdtemp: 0700) as 0600, since a census holds SSNs, and is removed once the
- * answer is made. The body's SHA-256 is kept for Idempotency-Key fingerprints.
+ * In `scope`, bodies of these media types are spooled to a file no larger than `limit` bytes. The
+ * file lives in a directory of its own (mkdtemp: 0700) as 0600, since a census holds SSNs, and is
+ * removed once the answer is made. The body's SHA-256 is kept for Idempotency-Key fingerprints.
  */
-export function spoolJsonBodies(scope: App, limit: number): void {
-  scope.removeContentTypeParser('application/json')
-  scope.addContentTypeParser('application/json', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+export function spoolBodies(scope: App, mediaTypes: readonly string[], limit: number): void {
+  for (const mediaType of mediaTypes) if (scope.hasContentTypeParser(mediaType)) scope.removeContentTypeParser(mediaType)
+  scope.addContentTypeParser([...mediaTypes], async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
     const declared = Number(request.headers['content-length'])
     if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
     const directory = await mkdtemp(join(tmpdir(), 'enrollsync-body-'))
-    const body: SpooledBody = { spooled: true, path: join(directory, 'body.json'), bytes: 0 }
+    const body: SpooledBody = { spooled: true, path: join(directory, 'body'), bytes: 0 }
     const digest = createHash('sha256')
     let bytes: number
     try {

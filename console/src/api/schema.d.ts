@@ -793,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Post the carrier's census and reconcile it (operators)
-         * @description The carrier's census as JSON subscribers in this API's subscriber schema (values may use the carrier's spellings: upper case, ZIP+4, MM/DD/YYYY, F/M, X12 codes) or as an 834 audit file in x12_834. Members are matched by the carrier's member id, then SSN with birth date, then SSN with name, then name with birth date and relationship. Every parameter that differs after normalisation raises an error (source reconciliation, the standard message, this census request linked); a member missing on either side raises a subscriber, dependent or coverage error; a reconciliation error no longer found is resolved automatically (resolved_by reconciliation) and a resolved one found again is reopened. A field the census does not carry at all is not compared. Submitted member transactions of the census's families become synced, or errors where discrepancies remain. The same census posted again (identical to the latest) answers 200 with that census request and changes nothing. Emits census_request.completed.
+         * @description The carrier's census as JSON subscribers in this API's subscriber schema (carrier spellings allowed: upper case, ZIP+4, MM/DD/YYYY, F/M, X12 codes), as an 834 audit file in x12_834, or as the 834 itself (application/edi-x12); bodies stream, up to CENSUS_BODY_LIMIT_BYTES. Members are matched by carrier member id, then SSN with birth date, then SSN with name, then name with birth date and relationship. Each parameter differing after normalisation raises an error (source reconciliation, this census request linked); a member missing on either side raises a subscriber, dependent or coverage error; an error no longer found is resolved (resolved_by reconciliation), one found again reopened. A field the census does not carry at all is not compared. Submitted member transactions of the census's families become synced, or errors where discrepancies remain. The same census posted again (identical to the latest) answers 200 with that census request and changes nothing. Emits census_request.completed.
          */
         post: operations["createCensusRequest"];
         delete?: never;
@@ -7294,7 +7294,10 @@ export interface operations {
     };
     createCensusRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description For an 834 body: the date the carrier produced it; today when absent */
+                as_of?: string;
+            };
             header?: never;
             path: {
                 /** @description UUID */
@@ -7347,6 +7350,7 @@ export interface operations {
                         subscribers?: components["schemas"]["CensusSubscriberInput"][];
                     };
                 };
+                "application/edi-x12": string;
             };
         };
         responses: {

@@ -38,29 +38,53 @@ function common(member: Edi834Member) {
 }
 
 export function censusSubscribersFrom834(members: readonly Edi834Member[]): CensusSubscriberInputT[] {
+  const families = new CensusFamiliesFrom834()
   const subscribers: CensusSubscriberInputT[] = []
   for (const member of members) {
-    if (member.subscriber) {
-      const residential = address(member.residentialAddress)
-      subscribers.push({
-        ...common(member),
-        external_identifier: member.subscriberIdentifier,
-        ...(member.maritalStatus ? { marital_status: member.maritalStatus } : {}),
-        ...(residential ? { residential_address: residential } : {}),
-        ...(member.email ? { emails: [{ contact: member.email }] } : {}),
-        ...(member.phone ? { phone_numbers: [{ contact: member.phone }] } : {}),
-        employment_details: {
-          ...(member.employmentStartDate ? { start_date: member.employmentStartDate } : {}),
-          ...(member.employmentEndDate ? { end_date: member.employmentEndDate } : {}),
-          ...(member.employmentStatus ? { status: member.employmentStatus } : {}),
-        },
-        dependents: [],
-      })
-    } else {
-      const dependent: CensusDependentInputT = { ...common(member), subscriber_relationship: member.relationship }
-      // The writer keeps dependents after their subscriber; a stray one starts no family.
-      subscribers[subscribers.length - 1]?.dependents?.push(dependent)
-    }
+    const done = families.add(member)
+    if (done) subscribers.push(done)
   }
+  const last = families.finish()
+  if (last) subscribers.push(last)
   return subscribers
+}
+
+/**
+ * The same, a member at a time, for an 834 read in pieces: `add` answers the family the member
+ * closed (a subscriber starts the next one), `finish` the last. The writer keeps dependents after
+ * their subscriber; a stray one before any subscriber starts no family.
+ */
+export class CensusFamiliesFrom834 {
+  private current: CensusSubscriberInputT | null = null
+
+  add(member: Edi834Member): CensusSubscriberInputT | undefined {
+    if (!member.subscriber) {
+      const dependent: CensusDependentInputT = { ...common(member), subscriber_relationship: member.relationship }
+      this.current?.dependents?.push(dependent)
+      return undefined
+    }
+    const done = this.current ?? undefined
+    const residential = address(member.residentialAddress)
+    this.current = {
+      ...common(member),
+      external_identifier: member.subscriberIdentifier,
+      ...(member.maritalStatus ? { marital_status: member.maritalStatus } : {}),
+      ...(residential ? { residential_address: residential } : {}),
+      ...(member.email ? { emails: [{ contact: member.email }] } : {}),
+      ...(member.phone ? { phone_numbers: [{ contact: member.phone }] } : {}),
+      employment_details: {
+        ...(member.employmentStartDate ? { start_date: member.employmentStartDate } : {}),
+        ...(member.employmentEndDate ? { end_date: member.employmentEndDate } : {}),
+        ...(member.employmentStatus ? { status: member.employmentStatus } : {}),
+      },
+      dependents: [],
+    }
+    return done
+  }
+
+  finish(): CensusSubscriberInputT | undefined {
+    const last = this.current ?? undefined
+    this.current = null
+    return last
+  }
 }

@@ -85,6 +85,9 @@ export type CensusDependentInputT = Static<typeof CensusDependentInput>
 /** Most subscribers one census may carry: the largest groups, with room. The census streams, so memory does not set it. */
 export const MAX_CENSUS_SUBSCRIBERS = 500_000
 
+/** as_of of a census sent as the 834 itself (a JSON census carries it in its body). */
+export const CensusQuery = Type.Object({ as_of: Type.Optional({ ...IsoDate, description: 'For an 834 body: the date the carrier produced it; today when absent' }) })
+
 const censusRequestFields = {
   as_of: Type.Optional({ ...IsoDate, description: 'The date the carrier produced the census; today when absent' }),
   x12_834: Type.Optional(Type.String({ minLength: 106, description: "The carrier's 834 audit file (005010X220A1) as text, instead of subscribers" })),

@@ -16,6 +16,8 @@ export interface CensusSource {
   readonly asOf: string | undefined
   /** The 834's text, which is what "the same census again" compares; for JSON, the subscribers are. */
   readonly text?: string
+  /** Or that comparison's digest already taken (an 834 read from a file: SHA-256 of the format, a newline and the text). */
+  readonly contentSha256?: string
   batches(size: number): AsyncIterable<readonly CensusSubscriberInputT[]>
 }
 

@@ -117,21 +117,23 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           writing.catch(() => undefined) // awaited by the next write or below, before anything depends on it
         }
 
-        // First reading: each census subscriber's match keys, and the census's content digest.
+        // First reading: each census subscriber's match keys, and the census's content digest:
+        // an 834's text, or the subscribers as JSON (what JSON.stringify of the array gives).
         const digest = createHash('sha256').update(source.format).update('\n')
+        const digestSubscribers = source.text === undefined && source.contentSha256 === undefined
         if (source.text !== undefined) digest.update(source.text)
-        else digest.update('[')
+        if (digestSubscribers) digest.update('[')
         let subscriberCount = 0
         for await (const batch of source.batches(FAMILY_BATCH)) {
           const first = subscriberCount
-          if (source.text === undefined) for (const subscriber of batch) digest.update(`${subscriberCount++ === 0 ? '' : ','}${JSON.stringify(subscriber)}`)
-          else subscriberCount += batch.length
+          subscriberCount += batch.length
+          if (digestSubscribers) batch.forEach((subscriber, offset) => digest.update(`${first + offset === 0 ? '' : ','}${JSON.stringify(subscriber)}`))
           const keys = batch.map((subscriber, offset) => ({ position: first + offset, keys: ruleKeys(censusSubscriberIdentity(subscriber, hashSsn)) }))
           await write(() => matching.insertCarrierKeys(tx, keys))
         }
         await writing
-        if (source.text === undefined) digest.update(']')
-        const contentSha256 = digest.digest('hex')
+        if (digestSubscribers) digest.update(']')
+        const contentSha256 = source.contentSha256 ?? digest.digest('hex')
         const latest = await repo.latestCensusRequest(tx, cp.id)
         if (latest && latest.content_sha256 === contentSha256) throw new SameCensusAgain(latest.id)
 

@@ -51,15 +51,112 @@ function count(value: string, token: X12Token): number {
  * text cut to an element's maximum length or cleaned by `sanitizeElement`.
  */
 export function parse834(text: string): Edi834ParsedFile {
-  const { segments } = tokenizeX12(text)
-  const isa = segments[0] as X12Token
-  if (isa.elements.length < 16) throw new Edi834ParseError('bad_value', 'the ISA segment does not have 16 elements', 1)
-  const gsIndex = segments.findIndex((s) => s.id === 'GS')
-  const stIndex = segments.findIndex((s) => s.id === 'ST' && el(s, 1) === '834')
-  const gs = segments[gsIndex]
-  const st = segments[stIndex]
-  if (!gs || !st || stIndex < gsIndex) throw new Edi834ParseError('missing_segment', 'the file has no GS and ST*834', 0)
+  const reader = new Edi834Reader()
+  const members: Edi834Member[] = []
+  for (const segment of tokenizeX12(text).segments) {
+    const member = reader.read(segment)
+    if (member) members.push(member)
+  }
+  const last = reader.finish()
+  if (last) members.push(last)
+  return { envelope: reader.envelope!, header: reader.header, members }
+}
 
+/**
+ * parse834 a segment at a time, for a file read in pieces (a census of 200,000 families): each
+ * member comes out as the next INS (or the SE) closes it, so the file is never held whole.
+ * `read` answers the member a segment completed; `finish`, at the end, the last one. Errors are
+ * parse834's, at the same segments.
+ */
+export class Edi834Reader {
+  envelope: Edi834ParsedEnvelope | null = null
+  readonly header: Edi834ParsedHeader = {
+    reference: '',
+    action: 'change',
+    masterPolicyNumber: null,
+    effectiveDate: null,
+    totals: null,
+    sponsor: { name: '', fein: null, groupExternalIdentifier: null },
+    payer: { name: '', carrierName: null },
+    brokers: [],
+  }
+  /** Whether the transaction set read was closed by its SE (a file cut short in transit is not). */
+  closed = false
+  private stage: 'envelope' | 'header' | 'members' | 'done' = 'envelope'
+  private isa: X12Token | null = null
+  private gs: X12Token | null = null
+  private sawBgn = false
+  private st: X12Token | null = null
+  private builder: MemberBuilder | null = null
+
+  read(seg: X12Token): Edi834Member | undefined {
+    switch (this.stage) {
+      case 'envelope':
+        this.readEnvelope(seg)
+        return undefined
+      case 'header':
+        if (seg.id !== 'INS' && seg.id !== 'SE') {
+          readHeaderSegment(seg, this.header)
+          if (seg.id === 'BGN') this.sawBgn = true
+          return undefined
+        }
+        if (!this.sawBgn) throw new Edi834ParseError('missing_segment', 'the transaction set has no BGN', this.st!.position)
+        this.stage = 'members'
+        return this.readMember(seg)
+      case 'members':
+        return this.readMember(seg)
+      case 'done':
+        return undefined
+    }
+  }
+
+  finish(): Edi834Member | undefined {
+    if (this.stage === 'envelope') {
+      if (!this.isa) throw new Edi834ParseError('not_x12', 'the file does not start with an ISA segment', 0)
+      throw new Edi834ParseError('missing_segment', 'the file has no GS and ST*834', 0)
+    }
+    if (this.stage === 'header' && !this.sawBgn) throw new Edi834ParseError('missing_segment', 'the transaction set has no BGN', this.st!.position)
+    const last = this.builder?.finish()
+    this.builder = null
+    this.stage = 'done'
+    return last
+  }
+
+  private readMember(seg: X12Token): Edi834Member | undefined {
+    if (seg.id === 'SE') {
+      this.closed = true
+      const last = this.builder?.finish()
+      this.builder = null
+      this.stage = 'done'
+      return last
+    }
+    if (seg.id === 'INS') {
+      const done = this.builder?.finish()
+      this.builder = new MemberBuilder(seg)
+      return done
+    }
+    this.builder?.read(seg)
+    return undefined
+  }
+
+  /** The ISA, the first GS and the first ST*834 after it; the envelope is checked at the ST. */
+  private readEnvelope(seg: X12Token): void {
+    if (!this.isa) {
+      this.isa = seg
+      if (seg.elements.length < 16) throw new Edi834ParseError('bad_value', 'the ISA segment does not have 16 elements', 1)
+      return
+    }
+    if (seg.id === 'GS' && !this.gs) this.gs = seg
+    if (seg.id !== 'ST' || el(seg, 1) !== '834') return
+    // An ST*834 before any GS: parse834 read the first GS and the first ST*834 and refused them out of order.
+    if (!this.gs) throw new Edi834ParseError('missing_segment', 'the file has no GS and ST*834', 0)
+    this.st = seg
+    this.envelope = readEnvelope(this.isa, this.gs, seg)
+    this.stage = 'header'
+  }
+}
+
+function readEnvelope(isa: X12Token, gs: X12Token, st: X12Token): Edi834ParsedEnvelope {
   for (const [token, n, name] of [[isa, 13, 'ISA13'], [gs, 6, 'GS06']] as const) {
     if (!/^\d{1,9}$/.test(el(token, n))) throw new Edi834ParseError('bad_value', `${name} is not a control number`, token.position)
   }
@@ -67,7 +164,7 @@ export function parse834(text: string): Edi834ParsedFile {
   if (usage !== 'P' && usage !== 'T') throw new Edi834ParseError('unsupported_code', `ISA15 '${usage}' is not P or T`, 1)
   const createdAt = new Date(`${dateOf(el(gs, 4), gs, 'GS04')}T${el(gs, 5).slice(0, 2)}:${el(gs, 5).slice(2, 4)}:00Z`)
   if (Number.isNaN(createdAt.getTime())) throw new Edi834ParseError('bad_value', 'GS05 is not an HHMM time', gs.position)
-  const envelope: Edi834ParsedEnvelope = {
+  return {
     senderQualifier: el(isa, 5).trim(),
     senderId: el(isa, 6).trim(),
     receiverQualifier: el(isa, 7).trim(),
@@ -80,41 +177,6 @@ export function parse834(text: string): Edi834ParsedFile {
     usage,
     createdAt,
   }
-
-  const header: Edi834ParsedHeader = {
-    reference: '',
-    action: 'change',
-    masterPolicyNumber: null,
-    effectiveDate: null,
-    totals: null,
-    sponsor: { name: '', fein: null, groupExternalIdentifier: null },
-    payer: { name: '', carrierName: null },
-    brokers: [],
-  }
-  let sawBgn = false
-  let i = stIndex + 1
-  for (; i < segments.length; i++) {
-    const seg = segments[i] as X12Token
-    if (seg.id === 'INS' || seg.id === 'SE') break
-    readHeaderSegment(seg, header)
-    if (seg.id === 'BGN') sawBgn = true
-  }
-  if (!sawBgn) throw new Edi834ParseError('missing_segment', 'the transaction set has no BGN', st.position)
-
-  const members: Edi834Member[] = []
-  let builder: MemberBuilder | null = null
-  for (; i < segments.length; i++) {
-    const seg = segments[i] as X12Token
-    if (seg.id === 'SE') break
-    if (seg.id === 'INS') {
-      if (builder) members.push(builder.finish())
-      builder = new MemberBuilder(seg)
-    } else if (builder) {
-      builder.read(seg)
-    }
-  }
-  if (builder) members.push(builder.finish())
-  return { envelope, header, members }
 }
 
 function readHeaderSegment(seg: X12Token, header: Edi834ParsedHeader): void {

@@ -38,6 +38,21 @@ export function el(token: X12Token, n: number): string {
  * width). Whitespace between segments (`\n`, `\r\n`) is skipped.
  */
 export function tokenizeX12(text: string): X12Tokens {
+  const { separators, start, isaLength } = readSeparators(text)
+  const pieces = text.slice(start).split(separators.segment)
+  const trailing = (pieces.pop() ?? '').trim()
+  const segments: X12Token[] = []
+  for (const piece of pieces) {
+    const segment = segmentOf(piece, separators, segments.length + 1)
+    if (segment) segments.push(segment)
+  }
+  const isa = segments[0]
+  separators.repetition = isa ? el(isa, 11) : ''
+  return { separators, segments, isaLength, trailing }
+}
+
+/** The separators the ISA at the start of `text` declares (repetition left empty: it is ISA11). */
+function readSeparators(text: string): { separators: X12Separators; start: number; isaLength: number } {
   let start = 0
   while (start < text.length && /[\s\uFEFF]/.test(text[start] as string)) start++
   if (text.slice(start, start + 3) !== 'ISA') {
@@ -61,18 +76,62 @@ export function tokenizeX12(text: string): X12Tokens {
   if (distinct.size !== 3 || [...distinct].some((c) => /[A-Za-z0-9 ]/.test(c))) {
     throw new Edi834ParseError('bad_separators', 'the ISA declares separators that are not distinct special characters', 1)
   }
+  return { separators, start, isaLength: index + 3 - start }
+}
 
-  const pieces = text.slice(start).split(terminator)
-  const trailing = (pieces.pop() ?? '').trim()
-  const segments: X12Token[] = []
-  for (const piece of pieces) {
-    let raw = piece.replace(/^[\s\uFEFF]+/, '')
-    if (terminator === '\n') raw = raw.replace(/\r$/, '')
-    if (raw === '') continue
-    const parts = raw.split(element)
-    segments.push({ id: parts[0] as string, elements: parts.slice(1), position: segments.length + 1 })
+/** One segment's text (without its terminator) as a token; null for whitespace between segments. */
+function segmentOf(piece: string, separators: X12Separators, position: number): X12Token | null {
+  let raw = piece.replace(/^[\s\uFEFF]+/, '')
+  if (separators.segment === '\n') raw = raw.replace(/\r$/, '')
+  if (raw === '') return null
+  const parts = raw.split(separators.element)
+  return { id: parts[0] as string, elements: parts.slice(1), position }
+}
+
+/** Enough text to hold any ISA with its separators (106 characters, padding aside). */
+const ISA_WINDOW = 1024
+
+/**
+ * tokenizeX12 for a file read in pieces (a census of 200,000 families): `push` each piece of text
+ * and take the segments it completed; `end` takes the rest. The same segments, positions and
+ * separators as tokenizeX12 on the whole text; `trailing` is known after `end`.
+ */
+export class X12StreamTokenizer {
+  separators: X12Separators | null = null
+  trailing = ''
+  private pending = ''
+  private count = 0
+
+  push(text: string): X12Token[] {
+    this.pending += text
+    if (!this.separators && this.pending.length < ISA_WINDOW) return []
+    return this.drain()
   }
-  const isa = segments[0]
-  separators.repetition = isa ? el(isa, 11) : ''
-  return { separators, segments, isaLength: index + 3 - start, trailing }
+
+  end(): X12Token[] {
+    const segments = this.drain()
+    this.trailing = this.pending.trim()
+    this.pending = ''
+    return segments
+  }
+
+  private drain(): X12Token[] {
+    if (!this.separators) {
+      const { separators, start } = readSeparators(this.pending)
+      this.separators = separators
+      this.pending = this.pending.slice(start)
+    }
+    const separators = this.separators
+    const pieces = this.pending.split(separators.segment)
+    this.pending = pieces.pop() ?? ''
+    const segments: X12Token[] = []
+    for (const piece of pieces) {
+      const segment = segmentOf(piece, separators, this.count + 1)
+      if (!segment) continue
+      this.count++
+      if (this.count === 1) separators.repetition = el(segment, 11)
+      segments.push(segment)
+    }
+    return segments
+  }
 }
