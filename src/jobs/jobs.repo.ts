@@ -49,6 +49,8 @@ export interface Claim {
   due: boolean
   /** Some of what was due has a fairness key (claimed round-robin). */
   fair?: boolean
+  /** The claim saw due jobs it did not take (a cap held them back, or they were beyond its limit). */
+  more?: boolean
   /** The claim read on from the cursors it was given (false: it read every account from the start). */
   readOn?: boolean
   /** Per account of the jobs claimed round-robin, the last one claimed: the cursors for the next claims. */
@@ -129,7 +131,7 @@ interface FairClaimParams {
   ids: unknown
 }
 
-type ClaimedRow = JobRow & { cursor_run_at: string; cursor_last: boolean }
+type ClaimedRow = JobRow & { cursor_run_at: string; cursor_last: boolean; left_due: boolean }
 
 /**
  * The fair claim's SQL, from the start of every backlog or from the cursors. Why it reads as it
@@ -269,7 +271,8 @@ function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
       returning *
     )
     select claimed.*, claimed.run_at::text as cursor_run_at,
-      row_number() over (partition by claimed.fairness_key order by claimed.run_at desc, claimed.id desc) = 1 as cursor_last
+      row_number() over (partition by claimed.fairness_key order by claimed.run_at desc, claimed.id desc) = 1 as cursor_last,
+      (select count(*) from due) > (select count(*) from chosen) as left_due
     from claimed
     -- The worker starts them in this order: oldest first within a claim too.
     order by claimed.run_at, claimed.id`
@@ -289,16 +292,16 @@ async function claimFairly(
   limit: number,
   names: readonly string[],
   options: { cursors: readonly ClaimCursor[]; slots?: number | undefined },
-): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[] }> {
+): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[]; more: boolean }> {
   const { cursors, slots } = options
   const claim = cursors.length > 0 ? fairClaimFromCursors : fairClaimFromStart
   const rows = await claim(db, [...names], limit, workerId, slots ?? null, cursors.map((c) => c.key), cursors.map((c) => c.runAt), cursors.map((c) => c.id))
   const next: ClaimCursor[] = []
-  const jobs = rows.map(({ cursor_run_at, cursor_last, ...job }) => {
+  const jobs = rows.map(({ cursor_run_at, cursor_last, left_due: _, ...job }) => {
     if (cursor_last && job.fairness_key !== null) next.push({ key: job.fairness_key, runAt: cursor_run_at, id: job.id })
     return job
   })
-  return { jobs, cursors: next }
+  return { jobs, cursors: next, more: rows[0]?.left_due === true }
 }
 
 /**

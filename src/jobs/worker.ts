@@ -46,8 +46,8 @@ export class Worker {
   private started = false
   private polling: Promise<void> | undefined
   /**
-   * Jobs were due at the last claim: more may be waiting than it took (it filled every free slot,
-   * or was capped for a destination not yet trusted), so a freed slot claims again at once.
+   * More may be waiting than the last claim took (it filled every free slot, or was capped for a
+   * destination not yet trusted), so a freed slot claims again at once.
    */
   private backlog = false
   /** Jobs with a fairness key were due at the last claim (a burst of deliveries). */
@@ -136,7 +136,11 @@ export class Worker {
       ...(readOn ? { cursors: [...this.cursors.values()] } : {}),
     })
     const { jobs, due, fair } = claim
-    this.backlog = due
+    // Worth claiming again as soon as a slot frees: the claim filled every free slot, or left due
+    // jobs behind (a cap for a receiver not yet trusted), or took none of those due. A claim that
+    // took all it saw (a trickle of new jobs) waits for the poll interval, so a steady trickle is
+    // claimed in batches rather than one claim per finished job.
+    this.backlog = jobs.length === free || claim.more === true || (jobs.length === 0 && due)
     this.fairDue = fair === true
     this.claimFilled = jobs.length === free
     if (claim.readOn === false) {
@@ -164,7 +168,7 @@ export class Worker {
   }
 
   /**
-   * A slot came free while jobs may be left waiting (the last claim found jobs due): claim now
+   * A slot came free while jobs may be left waiting (see `backlog`): claim now
    * rather than after the poll interval, or a burst would drain at one batch per interval.
    */
   private onSlotFreed(): void {
