@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { canonicalJson } from './canonical-json.js'
 import { DomainError } from './domain-error.js'
 
@@ -18,7 +18,8 @@ export function entityTag(representation: unknown): string {
  * document PostgreSQL builds): hashing the text skips parsing it on a hot read.
  */
 export function entityTagOfText(text: string): string {
-  return `"${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"`
+  // The one-shot hash (Node >= 20.12; engines asks 20.19): no Hash object per call on the hot read.
+  return `"${hash('sha256', text, 'base64url').slice(0, 22)}"`
 }
 
 /** An If-Match condition: `*` (any current representation) or the tags the client holds. */
