@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyServerOptions } from 'fastify'
-import pino from 'pino'
 import { REDACTED_LOG_PATHS } from '../app.js'
 import type { Config } from '../config.js'
 import { SsnProtection } from '../lib/ssn-protection.js'
@@ -63,20 +62,8 @@ export function resolveSsnProtection(config: Config): SsnProtection {
  */
 export async function createRateLimitStore(config: Config): Promise<RateLimitStore> {
   if (!config.redisUrl) return new MemoryRateLimitStore()
-  const { RedisRateLimitStore } = await import('../http/redis-rate-limit-store.js')
+  const [{ RedisRateLimitStore }, { pino }] = await Promise.all([import('../http/redis-rate-limit-store.js'), import('pino')])
   return new RedisRateLimitStore(config.redisUrl, undefined, pino({ level: config.logLevel }).child({ component: 'rate-limit-store' }))
-}
-
-/**
- * Where `npm start` writes its log: standard output, written asynchronously. pino's default
- * writes each line with its own write(2), so a busy instance made one system call per request for
- * its access line alone; asynchronous, the lines logged while a write is in progress go out
- * together in the next one, and the request path never waits on the write (issue 16: about a tenth
- * of the CPU of the subscriber read went to that system call). pino flushes what is pending
- * when the process exits.
- */
-export function stdoutLogStream() {
-  return pino.destination({ dest: 1, sync: false })
 }
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
