@@ -44,7 +44,7 @@ describe('loadConfig', () => {
         fileBuildHeapGrowingPercent: 100,
         secrets: {},
       },
-      censusBodyLimitBytes: 256 * 1024 * 1024,
+      censusBodyLimitBytes: 1024 * 1024 * 1024,
       consoleSessions: { ttlSeconds: 43_200, maxFailuresPerEmail: 5, maxFailuresPerAddress: 20, failureWindowSeconds: 900, passwordLinkTtlSeconds: 86_400 },
     })
   })
