@@ -359,7 +359,10 @@ describe('the census body, streamed over HTTP', () => {
     // JSON's own, so the element at the boundary can be placed exactly.
     const READ = 1024 * 1024
     const prefix = '{"census_request":{"subscribers":['
-    const texts = long.map((s) => JSON.stringify(s))
+    // Whitespace inside each subscriber makes a megabyte of few of them: carrier-only filler raises
+    // an error per member, which on a busy machine made 2,600 of them outlast the test's timeout.
+    const sent = long.slice(0, 100)
+    const texts = sent.map((s) => JSON.stringify(s).replace('{', `{${' '.repeat(16_000)}`))
     let body = prefix
     let k = 0
     while (Buffer.byteLength(body) + texts[k]!.length + 1 < READ - 1) body += `${k === 0 ? '' : ','}${texts[k++]}`
@@ -369,9 +372,9 @@ describe('the census body, streamed over HTTP', () => {
     expect(body[READ - 1]).toBe('{')
     const res = await postCensus(population.coveragePeriodId, body)
     expect(res.statusCode, res.body).toBe(201)
-    expect(res.json().census_request.subscriber_count).toBe(long.length)
+    expect(res.json().census_request.subscriber_count).toBe(sent.length)
     await expectNoSpooledBody()
-  })
+  }, 120_000)
 
   it('a subscriber invalid deep in the census answers 422 at its pointer and nothing is written', async () => {
     const cp = population.coveragePeriodId
