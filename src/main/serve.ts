@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     import('./runtime.js'),
     import('./workers.js'),
   ])
-  const { createRateLimitStore, loggerOptions, resolveSsnProtection, resolveTokenSecret } = runtime
+  const { createRateLimitStore, loggerOptions, resolveSsnProtection, resolveTokenSecret, stdoutLogStream } = runtime
   const tokenSigningSecret = resolveTokenSecret(config)
   const carriers = new CarrierCatalog(loadCarriers(config.carriersFile))
   const ssnProtection = resolveSsnProtection(config)
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     rateLimit: config.rateLimit,
     apiKeyCacheSeconds: config.apiKeyCacheSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
-    logger: loggerOptions(config),
+    logger: { ...(loggerOptions(config) as object), stream: stdoutLogStream() } as Parameters<typeof buildApp>[0]['logger'],
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     carriers,
