@@ -45,9 +45,11 @@ const LOG_LEVELS = (env.BENCH_LOG_LEVELS ?? 'info,warn').split(',').map((s) => s
 // Other work on the machine (a test run, a build) distorts every figure: wait this long for it to
 // calm down before starting, then go ahead and record how busy the machine was.
 const WAIT_QUIET_SECONDS = Number(env.BENCH_WAIT_QUIET_SECONDS ?? 30)
-const TARGETS = { readVsFloor: 0.7, healthVsHello: 0.8, p99Ms: 25, rssMb: 200 }
+// Issue 16 raised the reads' targets: the authenticated reads from 70% to 85% of the floor, the
+// subscriber read from 60% to 75%.
+const TARGETS = { readVsFloor: 0.85, healthVsHello: 0.8, p99Ms: 25, rssMb: 200 }
 // Issue 3: the 5,000-subscriber request and the subscriber read.
-const TARGETS3 = { bulkSeconds: 3, bulkRssMb: 400, subscriberVsFloor: 0.6, subscriberP99Ms: 30 }
+const TARGETS3 = { bulkSeconds: 3, bulkRssMb: 400, subscriberVsFloor: 0.75, subscriberP99Ms: 30 }
 
 // ---------------------------------------------------------------------------------------------
 // Measurement.
