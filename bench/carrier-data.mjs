@@ -170,6 +170,28 @@ export async function migrateAndCreateAccounts(databaseUrl) {
   }
 }
 
+/**
+ * The partner completes the set-up (which opens the work order) and an operator starts checking
+ * it: where the benches stand before the operator's "submitted" sends the full file. Answers the
+ * work order's id.
+ */
+export async function openWorkOrderForChecking(url, accounts, coveragePeriodId) {
+  const setup = await expectOk(
+    'POST /coverage_periods/{id}/complete_setup',
+    `${url}/coverage_periods/${coveragePeriodId}/complete_setup`,
+    { method: 'POST', headers: { 'service-api-key': accounts.partnerKey } },
+    (b) => b?.work_order?.status === 'open',
+  )
+  const workOrderId = setup.work_order.id
+  await expectOk(
+    'POST /work_orders/{id}/transitions (in_progress)',
+    `${url}/work_orders/${workOrderId}/transitions`,
+    { method: 'POST', headers: { 'service-api-key': accounts.operatorKey, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'in_progress', message: 'Checking the set-up (benchmark).' }) },
+    (b) => b?.work_order?.status === 'in_progress',
+  )
+  return workOrderId
+}
+
 /** Group (with its primary location and a producer), coverage period and plans, through the API. */
 export async function createGroupThroughApi(url, partnerKey, subscribers) {
   const headers = { 'service-api-key': partnerKey, 'content-type': 'application/json' }

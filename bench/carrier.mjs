@@ -57,6 +57,7 @@ import {
   distImport,
   mb,
   measureCensus,
+  openWorkOrderForChecking,
   measureFullFile,
   migrateAndCreateAccounts,
   recreateCarrierDatabase,
@@ -367,19 +368,7 @@ async function main() {
     const families = buildFamilies(SUBSCRIBERS, uuidv7)
     const seeded = await seedMembers(DATABASE_URL, families, ids, accounts.partnerAccountId, uuidv7, SsnProtection.fromConfig(SSN_ENCRYPTION_KEYS, SSN_HASH_KEY))
     const partner = { 'service-api-key': accounts.partnerKey }
-    const setup = await expectOk(
-      'POST /coverage_periods/{id}/complete_setup',
-      `${service.url}/coverage_periods/${ids.coveragePeriodId}/complete_setup`,
-      { method: 'POST', headers: partner },
-      (b) => b?.work_order?.status === 'open',
-    )
-    const workOrderId = setup.work_order.id
-    await expectOk(
-      'POST /work_orders/{id}/transitions (in_progress)',
-      `${service.url}/work_orders/${workOrderId}/transitions`,
-      { method: 'POST', headers: { 'service-api-key': accounts.operatorKey, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'in_progress', message: 'Checking the set-up (benchmark).' }) },
-      (b) => b?.work_order?.status === 'in_progress',
-    )
+    const workOrderId = await openWorkOrderForChecking(service.url, accounts, ids.coveragePeriodId)
     await expectOk('GET /coverage_periods/{id}', `${service.url}/coverage_periods/${ids.coveragePeriodId}`, { headers: partner }, (b) => b?.coverage_period?.state === 'configuration')
     await vacuumAnalyze(DATABASE_URL)
     const seedSeconds = (performance.now() - seedStarted) / 1000

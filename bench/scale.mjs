@@ -35,6 +35,7 @@ import {
   createGroupThroughApi,
   distImport,
   measureCensus,
+  openWorkOrderForChecking,
   measureFullFile,
   migrateAndCreateAccounts,
   recreateCarrierDatabase,
@@ -94,21 +95,8 @@ async function runSize(subscribers, outboundDir, result) {
   const { SsnProtection } = await distImport('lib/ssn-protection.js')
   const families = buildFamilies(subscribers, uuidv7)
   const seeded = await seedMembers(DATABASE_URL, families, ids, accounts.partnerAccountId, uuidv7, SsnProtection.fromConfig(SSN_ENCRYPTION_KEYS, SSN_HASH_KEY))
-  const partner = { 'service-api-key': accounts.partnerKey }
   const operator = { 'service-api-key': accounts.operatorKey, 'content-type': 'application/json' }
-  const setup = await expectOk(
-    'POST /coverage_periods/{id}/complete_setup',
-    `${service.url}/coverage_periods/${ids.coveragePeriodId}/complete_setup`,
-    { method: 'POST', headers: partner },
-    (b) => b?.work_order?.status === 'open',
-  )
-  const workOrderId = setup.work_order.id
-  await expectOk(
-    'POST /work_orders/{id}/transitions (in_progress)',
-    `${service.url}/work_orders/${workOrderId}/transitions`,
-    { method: 'POST', headers: operator, body: JSON.stringify({ status: 'in_progress', message: 'Checking the set-up (benchmark).' }) },
-    (b) => b?.work_order?.status === 'in_progress',
-  )
+  const workOrderId = await openWorkOrderForChecking(service.url, accounts, ids.coveragePeriodId)
   await vacuumAnalyze(DATABASE_URL)
   await finished(service)
   console.log(`  seeded ${seeded.subscribers} subscribers, ${seeded.dependents} dependents, ${seeded.spans} coverage spans in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
