@@ -338,9 +338,10 @@ export async function* enrolledSubscriberIds(db: Executor, coveragePeriodId: str
 }
 
 /**
- * Every enrolled family of the coverage period, for work that needs them all at once (a census,
- * a sandbox carrier's records). Two pages at a time on two connections: the database reads one
- * while this process parses the other (on the embedded database they simply take turns).
+ * Every enrolled family of the coverage period at once. The census no longer reads them so (it
+ * streams, src/modules/census/census-comparison.ts); its tests do, to compare the streaming census
+ * with the in-memory reconciliation on the same data. Two pages at a time on two connections: the
+ * database reads one while this process parses the other (on the embedded database they take turns).
  */
 export async function loadAllFamilies(db: Executor, window: LoadWindow): Promise<LoadedFamily[]> {
   const ids: string[] = []
