@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { lstat, open, rename, rm } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
@@ -64,17 +65,22 @@ export class DirectoryTransport implements FileTransport {
 
 /** Streams the content into `.part` (truncating a leftover) and makes it durable before the rename. */
 async function writePart(partPath: string, content: () => AsyncIterable<Buffer | string>, expected: ExpectedContent): Promise<void> {
+  // A leftover .part is removed rather than truncated: truncating keeps the mode it was made with,
+  // and the file must be created 0600 before any byte is in it.
+  await rm(partPath, { force: true })
+  // flush: fsync before the descriptor closes, and the pipeline settles only after that close.
+  // Without it a crash after the rename could leave the final name on a short file, which the
+  // carrier would then collect. (FileHandle streams with autoClose off cannot be used for this:
+  // the handle then never closes.)
+  const file = createWriteStream(partPath, { flags: 'wx', mode: PRIVATE_FILE_MODE, flush: true })
   try {
-    // flush: fsync before the descriptor closes, and the pipeline settles only after that close.
-    // Without it a crash after the rename could leave the final name on a short file, which the
-    // carrier would then collect. (FileHandle streams with autoClose off cannot be used for this:
-    // the handle then never closes.) A leftover .part is removed rather than truncated: truncating
-    // keeps the mode it was made with, and the file must be created 0600 before any byte is in it.
-    await rm(partPath, { force: true })
-    await pipeline(content(), verifiedContent(expected), createWriteStream(partPath, { flags: 'wx', mode: PRIVATE_FILE_MODE, flush: true }))
+    await pipeline(content(), verifiedContent(expected), file)
   } catch (error) {
     // A failed attempt's .part would be overwritten by the retry anyway; removing it keeps the
-    // directory the carrier browses free of debris when no retry comes.
+    // directory the carrier browses free of debris (member data) when no retry comes. The stream
+    // may still be opening the file when the pipeline fails (content refused early): removed
+    // before it closes, the .part would appear again behind the removal.
+    if (!file.closed) await once(file, 'close').catch(() => undefined)
     await rm(partPath, { force: true }).catch(() => undefined)
     throw error
   }
