@@ -47,7 +47,8 @@ import {
 } from './carrier-data.mjs'
 
 const env = process.env
-const DB_NAME = 'enrollsync_bench_scale'
+// SCALE_DB_NAME: another database name, so two engineers' runs on one server do not drop each other's.
+const DB_NAME = env.SCALE_DB_NAME ?? 'enrollsync_bench_scale'
 const DATABASE_URL = `${PG_SERVER}/${DB_NAME}`
 const sizesOf = (text) => text.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0)
 const SIZES = sizesOf(env.SCALE_SIZES ?? '10000,50000,200000').sort((a, b) => a - b)
