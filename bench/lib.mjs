@@ -16,7 +16,8 @@ export const TMP_DIR = join(BENCH_DIR, '.tmp') // git-ignored: service logs, pro
 
 const env = process.env
 export const PG_SERVER = env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
-export const BENCH_DB = 'enrollsync_bench'
+// BENCH_DB: a database of your own when others bench on the same PostgreSQL at the same time.
+export const BENCH_DB = env.BENCH_DB ?? 'enrollsync_bench'
 export const DATABASE_URL = `${PG_SERVER}/${BENCH_DB}`
 // Another build of the service to measure instead of dist/ (a copy with an optimisation tried out).
 export const SERVICE_DIST = env.BENCH_SERVICE_DIST ? resolve(env.BENCH_SERVICE_DIST) : join(ROOT, 'dist')
