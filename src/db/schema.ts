@@ -182,6 +182,16 @@ export interface EmploymentClassificationsTable {
   updated_at: Timestamp
 }
 
+/**
+ * GET /subscribers/{id}'s answer, kept current by triggers in the statement that changes it
+ * (migrations/0016_subscriber_documents.sql); read-only for the application.
+ */
+export interface SubscriberDocumentsTable {
+  subscriber_id: string
+  account_id: string
+  body: string
+}
+
 export interface MembersTable {
   id: string
   account_id: string
@@ -694,6 +704,7 @@ export interface Database {
   plans: PlansTable
   employment_classifications: EmploymentClassificationsTable
   members: MembersTable
+  subscriber_documents: SubscriberDocumentsTable
   qualifying_life_events: QualifyingLifeEventsTable
   plan_elections: PlanElectionsTable
   coverages: CoveragesTable
