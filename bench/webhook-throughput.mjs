@@ -64,8 +64,8 @@ async function startReceiver() {
       res.writeHead(204).end()
     })
   })
-  // Connections are fresh per delivery (the sender has no keep-alive agent): a deep backlog keeps
-  // a burst of them from being refused.
+  // The sender keeps its connections alive (up to WEBHOOK_CONCURRENCY); a build from before that
+  // opened one per delivery, and a deep backlog kept a burst of them from being refused.
   await new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 1024 }, resolve))
   return {
     url: `http://127.0.0.1:${server.address().port}/hooks`,

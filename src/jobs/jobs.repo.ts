@@ -336,6 +336,32 @@ function statusAfter(record: AttemptRecord): JobStatus {
   return record.error === null ? 'succeeded' : record.retryAt ? 'pending' : 'failed'
 }
 
+// Prepared (see `prepare`): every batch of finished jobs writes them, a burst of deliveries many times a second.
+const insertJobAttempts = prepare<never, [ids: string[], jobIds: string[], attempts: number[], workerIds: string[], startedAt: string[], finishedAt: string[], outcomes: string[], errors: (string | null)[]]>(
+  8,
+  (db, [ids, jobIds, attempts, workerIds, startedAt, finishedAt, outcomes, errors]) => ({
+    compile: () =>
+      sql<never>`
+    insert into job_attempts (id, job_id, attempt, worker_id, started_at, finished_at, outcome, error)
+    select * from unnest(${ids}::uuid[], ${jobIds}::uuid[], ${attempts}::int[], ${workerIds}::text[], ${startedAt}::timestamptz[], ${finishedAt}::timestamptz[],
+      ${outcomes}::text[], ${errors}::text[])`.compile(db),
+  }),
+)
+
+const updateAttemptedJobs = prepare<never, [ids: string[], workerIds: string[], statuses: string[], errors: (string | null)[], runAt: (string | null)[], finishedAt: (string | null)[]]>(
+  6,
+  (db, [ids, workerIds, statuses, errors, runAt, finishedAt]) => ({
+    compile: () =>
+      sql<never>`
+    update jobs set
+      status = v.status, last_error = v.error, run_at = coalesce(v.run_at, jobs.run_at),
+      locked_at = null, locked_by = null, finished_at = v.finished_at
+    from unnest(${ids}::uuid[], ${workerIds}::text[], ${statuses}::text[], ${errors}::text[], ${runAt}::timestamptz[], ${finishedAt}::timestamptz[])
+      as v(id, locked_by, status, error, run_at, finished_at)
+    where jobs.id = v.id and jobs.locked_by = v.locked_by`.compile(db),
+  }),
+)
+
 /**
  * Writes attempts' outcomes in the caller's transaction, two statements for any number: each
  * attempt's row, and its job's new state (pending again at `retryAt`, succeeded or failed). A job
@@ -347,21 +373,26 @@ export async function writeAttemptRecords(tx: Executor, records: readonly Attemp
   // One order for every writer, so two batches touching the same jobs cannot deadlock.
   const sorted = [...records].sort((a, b) => (a.job.id < b.job.id ? -1 : a.job.id > b.job.id ? 1 : 0))
   const iso = (date: Date | null) => (date ? date.toISOString() : null)
-  await sql`
-    insert into job_attempts (id, job_id, attempt, worker_id, started_at, finished_at, outcome, error)
-    select * from unnest(
-      ${sorted.map(() => uuidv7())}::uuid[], ${sorted.map((r) => r.job.id)}::uuid[], ${sorted.map((r) => r.job.attempts)}::int[],
-      ${sorted.map((r) => r.workerId)}::text[], ${sorted.map((r) => iso(r.startedAt))}::timestamptz[], ${sorted.map((r) => iso(r.finishedAt))}::timestamptz[],
-      ${sorted.map((r) => (r.error === null ? 'succeeded' : 'failed'))}::text[], ${sorted.map((r) => r.error)}::text[])`.execute(tx)
-  await sql`
-    update jobs set
-      status = v.status, last_error = v.error, run_at = coalesce(v.run_at, jobs.run_at),
-      locked_at = null, locked_by = null, finished_at = v.finished_at
-    from unnest(
-      ${sorted.map((r) => r.job.id)}::uuid[], ${sorted.map((r) => r.workerId)}::text[], ${sorted.map(statusAfter)}::text[],
-      ${sorted.map((r) => r.error)}::text[], ${sorted.map((r) => iso(r.retryAt))}::timestamptz[],
-      ${sorted.map((r) => (statusAfter(r) === 'pending' ? null : iso(r.finishedAt)))}::timestamptz[]) as v(id, locked_by, status, error, run_at, finished_at)
-    where jobs.id = v.id and jobs.locked_by = v.locked_by`.execute(tx)
+  await insertJobAttempts(
+    tx,
+    sorted.map(() => uuidv7()),
+    sorted.map((r) => r.job.id),
+    sorted.map((r) => r.job.attempts),
+    sorted.map((r) => r.workerId),
+    sorted.map((r) => r.startedAt.toISOString()),
+    sorted.map((r) => r.finishedAt.toISOString()),
+    sorted.map((r) => (r.error === null ? 'succeeded' : 'failed')),
+    sorted.map((r) => r.error),
+  )
+  await updateAttemptedJobs(
+    tx,
+    sorted.map((r) => r.job.id),
+    sorted.map((r) => r.workerId),
+    sorted.map(statusAfter),
+    sorted.map((r) => r.error),
+    sorted.map((r) => iso(r.retryAt)),
+    sorted.map((r) => (statusAfter(r) === 'pending' ? null : iso(r.finishedAt))),
+  )
 }
 
 export async function listJobs(db: Executor, filters: { status?: JobStatus | undefined; name?: string | undefined }, pageReq: PageRequest) {

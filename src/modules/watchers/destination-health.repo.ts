@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { prepare } from '../../db/prepared.js'
 import type { Executor } from '../../db/schema.js'
 import { MAX_HOST_BACKOFF_SECONDS } from './webhook-settings.js'
 
@@ -16,17 +17,23 @@ import { MAX_HOST_BACKOFF_SECONDS } from './webhook-settings.js'
  * false: every delivery to one receiver then waited on that lock, about 2 of 16 slots in
  * `bench:webhook-throughput`.)
  */
-export async function recordDestinationAnswered(db: Executor, destination: string): Promise<void> {
-  await sql`
+// Prepared (see `prepare`): every batch of delivery attempts runs it.
+const answered = prepare<never, [destination: string]>(1, (db, [destination]) => ({
+  compile: () =>
+    sql<never>`
     with trusted_again as (
       update destination_health set
         consecutive_failures = 0, blocks = 0, blocked_until = null, last_error = null, last_success_at = now(), updated_at = now()
-      where destination = ${destination}
+      where destination = ${destination}::text
         and (consecutive_failures > 0 or blocked_until is not null or last_success_at is null or last_success_at < now() - interval '1 minute')
       returning 1)
     insert into destination_health (destination, last_success_at, updated_at)
-    select ${destination}, now(), now() where not exists (select 1 from trusted_again)
-    on conflict (destination) do nothing`.execute(db)
+    select ${destination}::text, now(), now() where not exists (select 1 from trusted_again)
+    on conflict (destination) do nothing`.compile(db),
+}))
+
+export async function recordDestinationAnswered(db: Executor, destination: string): Promise<void> {
+  await answered(db, destination)
 }
 
 export interface BackoffPolicy {

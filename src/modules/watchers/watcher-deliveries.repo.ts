@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { sql, type Selectable, type Updateable } from 'kysely'
 import { selectPage } from '../../db/paging.js'
+import { prepare } from '../../db/prepared.js'
 import type { Executor, WatcherDeliveriesTable, WatcherDeliveryAttemptsTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import type { AccountScope } from '../../lib/actor.js'
@@ -71,17 +72,27 @@ export async function deliveryTarget(db: Executor, id: string) {
 
 export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof deliveryTarget>>>
 
+// The statements every delivery attempt runs (a burst runs them for each batch of attempts) are
+// prepared: built and compiled once, and on PostgreSQL parsed and planned once per connection
+// (see `prepare`). Ids go as one array parameter, so a batch of any size is the same statement.
+
+const targetsById = prepare<DeliveryTarget, [ids: string[]]>(1, (db, [ids]) => targets(db).where(sql<boolean>`watcher_deliveries.id = any(${ids}::uuid[])`))
+
 /** deliveryTarget for several deliveries in one query, by id (a delivery gone is missing). */
 export async function deliveryTargets(db: Executor, ids: readonly string[]): Promise<Map<string, DeliveryTarget>> {
   if (ids.length === 0) return new Map()
-  const rows = await targets(db).where('watcher_deliveries.id', 'in', [...new Set(ids)]).execute()
+  const rows = await targetsById(db, [...new Set(ids)])
   return new Map(rows.map((row) => [row.id, row]))
 }
+
+const lockById = prepare<Pick<DeliveryRow, 'id' | 'status' | 'attempts'>, [ids: string[]]>(1, (db, [ids]) =>
+  db.selectFrom('watcher_deliveries').select(['id', 'status', 'attempts']).where(sql<boolean>`id = any(${ids}::uuid[])`).orderBy('id').forUpdate(),
+)
 
 /** Row-locks several deliveries, in id order (so two writers cannot deadlock), with their state. */
 export async function lockDeliveries(tx: Executor, ids: readonly string[]) {
   if (ids.length === 0) return []
-  return tx.selectFrom('watcher_deliveries').select(['id', 'status', 'attempts']).where('id', 'in', [...new Set(ids)]).orderBy('id').forUpdate().execute()
+  return lockById(tx, [...new Set(ids)])
 }
 
 export interface DeliveryUpdate {
@@ -97,24 +108,64 @@ export interface DeliveryUpdate {
  * Records attempts' consequences on their deliveries in one statement (columns as arrays): the
  * attempt count, the status, the last answer, and for a success the time it was delivered.
  */
+const updateFromArrays = prepare<never, [now: Date, ids: string[], attempts: number[], statuses: string[], codes: (number | null)[], errors: (string | null)[], nextAt: (string | null)[]]>(
+  7,
+  (db, [now, ids, attempts, statuses, codes, errors, nextAt]) => ({
+    compile: () =>
+      sql<never>`
+    update watcher_deliveries d set
+      attempts = v.attempts, status = v.status, last_status_code = v.last_status_code, last_error = v.last_error,
+      next_attempt_at = v.next_attempt_at, updated_at = ${now}::timestamptz,
+      delivered_at = case when v.status = 'succeeded' then ${now}::timestamptz else d.delivered_at end
+    from unnest(${ids}::uuid[], ${attempts}::int[], ${statuses}::text[], ${codes}::int[], ${errors}::text[], ${nextAt}::timestamptz[])
+      as v(id, attempts, status, last_status_code, last_error, next_attempt_at)
+    where d.id = v.id`.compile(db),
+  }),
+)
+
 export async function updateDeliveries(tx: Executor, updates: readonly DeliveryUpdate[], now: Date): Promise<void> {
   if (updates.length === 0) return
   const iso = (date: Date | null) => (date ? date.toISOString() : null)
-  await sql`
-    update watcher_deliveries d set
-      attempts = v.attempts, status = v.status, last_status_code = v.last_status_code, last_error = v.last_error,
-      next_attempt_at = v.next_attempt_at, updated_at = ${now},
-      delivered_at = case when v.status = 'succeeded' then ${now} else d.delivered_at end
-    from unnest(
-      ${updates.map((u) => u.id)}::uuid[], ${updates.map((u) => u.attempts)}::int[], ${updates.map((u) => u.status)}::text[],
-      ${updates.map((u) => u.last_status_code)}::int[], ${updates.map((u) => u.last_error)}::text[],
-      ${updates.map((u) => iso(u.next_attempt_at))}::timestamptz[]) as v(id, attempts, status, last_status_code, last_error, next_attempt_at)
-    where d.id = v.id`.execute(tx)
+  await updateFromArrays(
+    tx,
+    now,
+    updates.map((u) => u.id),
+    updates.map((u) => u.attempts),
+    updates.map((u) => u.status),
+    updates.map((u) => u.last_status_code),
+    updates.map((u) => u.last_error),
+    updates.map((u) => iso(u.next_attempt_at)),
+  )
 }
 
-export async function insertAttempts(tx: Executor, rows: readonly Insertable<WatcherDeliveryAttemptsTable>[]): Promise<void> {
+const insertFromArrays = prepare<never, [ids: string[], deliveryIds: string[], attempts: number[], startedAt: string[], durations: number[], codes: (number | null)[], errors: (string | null)[], outcomes: string[]]>(
+  8,
+  (db, [ids, deliveryIds, attempts, startedAt, durations, codes, errors, outcomes]) => ({
+    compile: () =>
+      sql<never>`
+    insert into watcher_delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, outcome)
+    select * from unnest(${ids}::uuid[], ${deliveryIds}::uuid[], ${attempts}::int[], ${startedAt}::timestamptz[], ${durations}::int[],
+      ${codes}::int[], ${errors}::text[], ${outcomes}::text[])`.compile(db),
+  }),
+)
+
+export type NewAttempt = Omit<AttemptRow, 'started_at'> & { started_at: Date }
+
+/** Attempt rows, any number in one statement (columns as arrays). */
+export async function insertAttempts(tx: Executor, rows: readonly NewAttempt[]): Promise<void> {
   if (rows.length === 0) return
-  await tx.insertInto('watcher_delivery_attempts').values([...rows]).execute()
+  const iso = (date: Date) => date.toISOString()
+  await insertFromArrays(
+    tx,
+    rows.map((r) => r.id),
+    rows.map((r) => r.delivery_id),
+    rows.map((r) => r.attempt),
+    rows.map((r) => iso(r.started_at)),
+    rows.map((r) => r.duration_ms),
+    rows.map((r) => r.status_code),
+    rows.map((r) => r.error),
+    rows.map((r) => r.outcome),
+  )
 }
 
 export async function lockDelivery(tx: Executor, id: string) {

@@ -13,7 +13,7 @@ import { orderedPayload, WEBHOOK_DELIVERY_JOB } from '../events/events.js'
 import { recordDestinationAnswered, recordDestinationFailure } from './destination-health.repo.js'
 import * as repo from './watcher-deliveries.repo.js'
 import { nextAttemptAt, verdictOf, type Verdict } from './webhook-delivery.rules.js'
-import { sendWebhook, type SendResult } from './webhook-sender.js'
+import { createReceiverConnections, sendWebhook, type SendResult } from './webhook-sender.js'
 import { signatureHeader } from './webhook-signature.js'
 import type { WebhookSettings } from './webhook-settings.js'
 
@@ -64,7 +64,7 @@ async function recordOutcomes(db: Db, settings: WebhookSettings, outcomes: reado
     const locked = await repo.lockDeliveries(tx, outcomes.map((outcome) => outcome.target.id))
     const current = new Map(locked.map((row) => [row.id, row]))
     const now = new Date()
-    const attempts: Parameters<typeof repo.insertAttempts>[1][number][] = []
+    const attempts: repo.NewAttempt[] = []
     const updates: repo.DeliveryUpdate[] = []
     const results: Recorded[] = []
     for (const { payload, target, result, verdict, startedAt } of outcomes) {
@@ -171,6 +171,9 @@ export interface WebhookDeliveryJobDeps {
  */
 export function createWebhookDeliveryJob({ settings, resolveHost = systemResolveHost }: WebhookDeliveryJobDeps): JobDefinition<typeof WEBHOOK_DELIVERY_JOB.payload> {
   const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
+  // Kept alive between deliveries: a connection per delivery cost the worker and the receiver more
+  // CPU than the delivery itself (bench/RESULTS.md, issue 16). No more per receiver than slots.
+  const connections = createReceiverConnections(settings.concurrency)
   const batchesByDb = new WeakMap<Db, DeliveryBatches>()
   const batchesOf = (db: Db): DeliveryBatches => {
     let batches = batchesByDb.get(db)
@@ -205,7 +208,7 @@ export function createWebhookDeliveryJob({ settings, resolveHost = systemResolve
             'webhook-signature': signatureHeader(secretsInUse(target, startedAt), target.id, timestamp, body),
           },
         },
-        { timeoutMs: settings.timeoutMs, policy },
+        { timeoutMs: settings.timeoutMs, policy, connections },
       )
       const verdict = verdictOf(result)
       // The receiver's health and the attempt's outcome are independent writes: made side by side,

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): the secret is `whsec_` and the
@@ -13,8 +13,21 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64')
 }
 
-function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64')
+/**
+ * Secret -> its HMAC key, decoded once: a burst signs thousands of deliveries with the same few
+ * secrets. Bounded, since secrets rotate: emptied when full (refilled by the next deliveries).
+ */
+const keys = new Map<string, KeyObject>()
+const MAX_KEYS = 1000
+
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret)
+  if (!key) {
+    if (keys.size >= MAX_KEYS) keys.clear()
+    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'))
+    keys.set(secret, key)
+  }
+  return key
 }
 
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
