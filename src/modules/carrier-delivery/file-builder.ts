@@ -15,13 +15,13 @@ import * as repo from './carrier-delivery.repo.js'
 import { toldViews } from './carrier-views.repo.js'
 import { StagedViews } from './carrier-view-staging.js'
 import { changeFileMembers, fullFileMembers, type ComposeContext, type ComposedFamily, type WrittenCoverage } from './edi-834-members.js'
-import { BackgroundWrites, ChunkWriter } from './file-content-writer.js'
+import { BackgroundWrites, Change834Writer, ChunkWriter, JsonDocumentWriter, type ContentTarget, type WrittenContent } from './file-content-writer.js'
 import { forgetEarlierAttempts, heldBackEvents, holdBackChangeFamilies, holdBackFullFamilies, loadHeldBack, MembersHeldBack, openPreSendErrors, PreSendCheck, recordHeldBack, settlePreSendErrors, type OpenPreSendError, type HeldBackMember } from './pre-send-check.js'
 
 /**
  * Building a delivery's content, in named steps: load the delivery and its context
- * (loadBuild), compose its members (composeFullFile, composeChangeFile), write the content
- * (writeContent), record what was written (BuildRecord), and queue the send (finishBuild).
+ * (loadBuild), compose and write its members (writeFullFile, writeChangeFile), record what was
+ * written (BuildRecord), and queue the send (finishBuild).
  */
 
 /**
@@ -57,7 +57,7 @@ type Tx = Transaction<Database>
  * starts clean; a delivery already built is not built twice.
  *
  * An 834's members are checked against the rule table first (pre-send-check.ts): a change file
- * leaves the failing ones out as it is composed whole; a full file has written its totals before
+ * leaves the failing ones out as it is composed (it writes its header last); a full file has written its totals before
  * its members, so a pass that found failing members rolls back, records them, and the file is
  * built again without them (members changing meanwhile may take another pass). Only the passes
  * of one call share what they held back: a retried job checks everyone again.
@@ -82,16 +82,15 @@ async function buildOnce(deps: BuildDeps, deliveryId: string): Promise<void> {
     const build = await loadBuild(tx, deps, deliveryId)
     if (!build) return
     const record = new BuildRecord(build)
-    const composed = build.delivery.kind === 'full' ? await composeFullFile(build, record) : await composeChangeFile(build, record)
-    if (!composed) {
+    const content = build.delivery.kind === 'full' ? await writeFullFile(build, record) : await writeChangeFile(build, record)
+    if (!content) {
       await settleCheck(build, record)
       await skipDelivery(tx, build.delivery.id, build.now)
       return
     }
-    const out = await writeContent(build, record.writes, composed)
     await record.finish()
     await settleCheck(build, record)
-    await finishBuild(build, record, out, composed.totals)
+    await finishBuild(build, record, content)
   })
 }
 
@@ -233,9 +232,9 @@ async function settleCheck(build: Build, record: BuildRecord): Promise<void> {
 
 // ---- Step 3: the members ----
 
-/** The member loops, and the totals the header needs before them; null: nothing to tell. */
+/** A full file's member loops, and the totals the header needs before them; null: nothing to tell. */
 interface Composed {
-  members: AsyncIterable<Edi834Member> | Edi834Member[]
+  members: AsyncIterable<Edi834Member>
   totals: { subscribers: number; dependents: number }
 }
 
@@ -257,8 +256,14 @@ async function composeFullFile(build: Build, record: BuildRecord): Promise<Compo
   return { members, totals }
 }
 
-/** A change file is small: composed whole, so its totals are known before it is written. */
-async function composeChangeFile(build: Build, record: BuildRecord): Promise<Composed | null> {
+/**
+ * A change file, written as its families are composed, page by page: its header's totals are
+ * known only once every member is (the check may hold some back), so its member loops are stored
+ * first and the header last, in the chunk left free before them (Change834Writer). Holding the
+ * loops for the header grew the process by 212 MB for 10,000 changed families (bench/RESULTS.md,
+ * issue 16); so did holding every changed family's rows and views at once before that.
+ */
+async function writeChangeFile(build: Build, record: BuildRecord): Promise<WrittenContent | null> {
   const { tx, cp, delivery, check, context } = build
   const transactions = await repo.transactionsOfDelivery(tx, delivery.id)
   // Per family, its latest transaction and its life events in this file, oldest first: their codes name the loops.
@@ -272,11 +277,12 @@ async function composeChangeFile(build: Build, record: BuildRecord): Promise<Com
     latestOf.set(t.subscriber_id, { transactionId: t.id, eventIds })
   }
   const subscriberIds = [...latestOf.keys()]
-  const composed: Edi834Member[] = []
+  const target = contentTarget(build, record.writes)
+  const out =
+    delivery.channel === 'edi'
+      ? new Change834Writer(target, check?.segmentsOf, (totals) => ({ envelope: envelopeOf(build), header: headerOf(build, totals) }))
+      : new JsonDocumentWriter(target, jsonOpening(build))
   const sentFamilies = new Set<string>()
-  // Page by page, as a full file reads: only the member loops are kept (the header counts them
-  // before they are written), not every changed family's rows and views at once, which grew the
-  // process by 274 MB for 10,000 changed families (bench/RESULTS.md, issue 16).
   for (let start = 0; start < subscriberIds.length; start += FAMILY_PAGE) {
     const page = subscriberIds.slice(start, start + FAMILY_PAGE)
     const told = await toldViews(tx, cp.id, page)
@@ -285,7 +291,7 @@ async function composeChangeFile(build: Build, record: BuildRecord): Promise<Com
       const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
       const kept = record.keep(changeFileMembers(sendable(build, family), told, events, latest.transactionId, context), family)
       if (kept.length > 0) sentFamilies.add(family.subscriber.id)
-      for (const member of kept) composed.push(member)
+      for (const member of kept) await out.add(member)
     }
     await record.recordIfFull()
   }
@@ -294,8 +300,9 @@ async function composeChangeFile(build: Build, record: BuildRecord): Promise<Com
     record.heldTransactions = await holdBackChangeFamilies(tx, cp.id, heldFamilies, record.transactionsOf, build.now)
     await recordHeldBack(tx, delivery.id, check.found)
   }
-  if (composed.length === 0) return null
-  return { members: composed, totals: { subscribers: composed.filter((m) => m.subscriber).length, dependents: composed.filter((m) => !m.subscriber).length } }
+  // Nothing kept, nothing stored: a writer stores nothing before its first member loop.
+  if (out.members === 0) return null
+  return out.finish()
 }
 
 /** Families of a full file, page by page, in id order. */
@@ -339,27 +346,34 @@ async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<strin
 
 // ---- Step 4: the content ----
 
-/** Writes the content into the delivery's chunks: an 834, or for an api carrier a JSON document of the same members. */
-async function writeContent(build: Build, writes: BackgroundWrites, composed: Composed): Promise<ChunkWriter> {
-  const { tx, delivery, cp, check } = build
-  const out = new ChunkWriter(tx, delivery.id, build.deps.ssn, writes)
-  if (delivery.channel === 'edi') {
-    for await (const chunk of write834(envelopeOf(build), headerOf(build, composed.totals), composed.members, check ? { segmentsOf: check.segmentsOf } : {})) await out.write(chunk)
-  } else {
-    // An api carrier receives a JSON document of the same members (see docs/decisions.md).
-    await out.write(`{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`)
-    let first = true
-    for await (const member of composed.members) {
-      await out.write((first ? '' : ',') + JSON.stringify(member))
-      first = false
-    }
-    await out.write(']}')
+/** A full file: counted, then composed and written page by page (composeFullFile). */
+async function writeFullFile(build: Build, record: BuildRecord): Promise<WrittenContent | null> {
+  const composed = await composeFullFile(build, record)
+  if (!composed) return null
+  const { delivery, check } = build
+  if (delivery.channel !== 'edi') {
+    const out = new JsonDocumentWriter(contentTarget(build, record.writes), jsonOpening(build))
+    for await (const member of composed.members) await out.add(member)
+    return { ...(await out.finish()), totals: composed.totals }
   }
+  const out = new ChunkWriter(contentTarget(build, record.writes))
+  for await (const chunk of write834(envelopeOf(build), headerOf(build, composed.totals), composed.members, check ? { segmentsOf: check.segmentsOf } : {})) await out.write(chunk)
   await out.flush()
-  return out
+  return { bytes: out.bytes, sha256: out.hash.digest('hex'), totals: composed.totals }
 }
 
-function headerOf(build: Build, totals: Composed['totals']): Edi834Header {
+/** Where a delivery's content goes: its chunks, in the build's transaction. */
+function contentTarget(build: Build, writes: BackgroundWrites): ContentTarget {
+  return { tx: build.tx, deliveryId: build.delivery.id, ssn: build.deps.ssn, writes }
+}
+
+/** An api carrier's document opens with what the members are (see docs/decisions.md). */
+function jsonOpening(build: Build): string {
+  const { delivery, cp } = build
+  return `{"kind":${JSON.stringify(delivery.kind)},"coverage_period_id":${JSON.stringify(cp.id)},"carrier_group_number":${JSON.stringify(cp.carrier_group_number)},"members":[`
+}
+
+function headerOf(build: Build, totals: WrittenContent['totals']): Edi834Header {
   const { delivery, cp, group, carrier } = build
   return {
     reference: delivery.id.replace(/-/g, '').slice(0, 30),
@@ -391,17 +405,17 @@ function envelopeOf(build: Build): Edi834Envelope {
 
 // ---- Step 5: built, and the send queued; or skipped ----
 
-async function finishBuild(build: Build, record: BuildRecord, out: ChunkWriter, totals: Composed['totals']): Promise<void> {
+async function finishBuild(build: Build, record: BuildRecord, content: WrittenContent): Promise<void> {
   const { tx, delivery, now } = build
   await repo.markBuilt(
     tx,
     delivery.id,
     {
-      bytes: out.bytes,
-      sha256: out.hash.digest('hex'),
+      bytes: content.bytes,
+      sha256: content.sha256,
       memberCount: record.memberCount,
       // A full file carries one installation transaction per family, written once it is sent.
-      transactionCount: delivery.kind === 'full' ? totals.subscribers : null,
+      transactionCount: delivery.kind === 'full' ? content.totals.subscribers : null,
       heldTransactions: record.heldTransactions,
     },
     now,

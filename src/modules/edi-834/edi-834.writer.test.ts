@@ -5,7 +5,7 @@ import { Edi834WriteError } from './edi-834.errors.js'
 import type { Edi834Member } from './edi-834.model.js'
 import { check834 } from './edi-834.rules.js'
 import { CHANGE_HEADER, CHANGE_MEMBERS, ENVELOPE, FULL_FAMILY, LIFE_EVENT_HEADER, LIFE_EVENT_MEMBERS, MINIMAL_FAMILY, REPLACE_HEADER } from './edi-834.test-fixtures.js'
-import { write834, write834ToString } from './edi-834.writer.js'
+import { Edi834MemberLoops, write834, write834Head, write834ToString, write834Trailer } from './edi-834.writer.js'
 
 const ALL_MEMBERS = [...FULL_FAMILY, ...MINIMAL_FAMILY]
 
@@ -107,6 +107,17 @@ describe('write834 streaming', () => {
     const own = { ...MINIMAL_FAMILY[1]!, subscriberIdentifier: MINIMAL_FAMILY[0]!.subscriberIdentifier }
     await expect(write834ToString(ENVELOPE, split, [MINIMAL_FAMILY[0]!, stray, own])).rejects.toMatchObject({ code: 'member_order' })
     await expect(write834ToString(ENVELOPE, { ...change, totals: { subscribers: 1, dependents: 1 } }, [own, MINIMAL_FAMILY[0]!])).rejects.toMatchObject({ code: 'member_order' })
+  })
+
+  it('when the member loops are written before the header (a change file counts them first), then head, loops and trailer are the same bytes as write834', async () => {
+    const loops = new Edi834MemberLoops('change')
+    let body = ''
+    for (const member of CHANGE_MEMBERS) body += loops.add(member)
+    const header = { ...CHANGE_HEADER, totals: { subscribers: loops.subscribers, dependents: loops.dependents } }
+    const head = write834Head(ENVELOPE, header)
+    const text = head.text + body + write834Trailer(ENVELOPE, head.segmentCount + loops.segmentCount)
+    expect(text).toBe(await write834ToString(ENVELOPE, header, CHANGE_MEMBERS))
+    expect(check834(text)).toEqual([])
   })
 })
 

@@ -32,63 +32,92 @@ export async function* write834(
   members: Iterable<Edi834Member> | AsyncIterable<Edi834Member>,
   options: Write834Options = {},
 ): AsyncGenerator<string, void, undefined> {
-  const segmentsOf = options.segmentsOf ?? memberSegments
-  const control = controlNumbers(envelope)
-  const { isa, gs, st } = envelopeSegments(envelope, control)
-  const head = [st, ...headerSegments(header, envelope.createdAt)]
-  // SE01 counts ST through SE; ISA and GS are outside the transaction set.
-  let segmentCount = head.length
-  yield serializeSegment(isa) + serializeSegment(gs) + head.map(serializeSegment).join('')
-
-  let subscribers = 0
-  let dependents = 0
-  // A family's loops come together, its subscriber first. A full file holds every subscriber; a
-  // change file may send a dependent alone (a newborn whose subscriber's coverage level is unchanged,
-  // x12-834-notes.md), still never between another family's loops.
-  const subscriberRequired = header.action !== 'change'
-  let currentFamily: string | null = null
-  let previousWasDependent = false
-  const families = new Set<string>()
+  const head = write834Head(envelope, header)
+  yield head.text
+  const loops = new Edi834MemberLoops(header.action, options.segmentsOf)
   let batch = ''
   for await (const member of members) {
-    const family = member.subscriberIdentifier
-    if (member.subscriber) {
-      subscribers++
-      if (currentFamily === family && previousWasDependent) throw new Edi834WriteError('member_order', `subscriber ${subscribers} comes after a dependent of its own family`)
-    } else {
-      dependents++
-      const follows = currentFamily === family
-      if (subscriberRequired ? !follows : !follows && families.has(family)) {
-        throw new Edi834WriteError('member_order', `dependent ${dependents} does not follow its subscriber`)
-      }
-    }
-    currentFamily = family
-    previousWasDependent = !member.subscriber
-    // Only a change file needs to remember the families already written (a full file's 50,000
-    // identifiers would stay alive to the end for nothing).
-    if (!subscriberRequired) families.add(family)
-    const segments = segmentsOf(member)
-    segmentCount += segments.length
-    for (const seg of segments) batch += serializeSegment(seg)
+    batch += loops.add(member)
     if (batch.length >= BATCH_CHARS) {
       yield batch
       batch = ''
     }
   }
   if (batch) yield batch
-
   const { totals } = header
-  if (totals.subscribers !== subscribers || totals.dependents !== dependents) {
+  if (totals.subscribers !== loops.subscribers || totals.dependents !== loops.dependents) {
     throw new Edi834WriteError(
       'totals_mismatch',
-      `the header announced ${totals.subscribers} subscribers and ${totals.dependents} dependents but ${subscribers} and ${dependents} were written`,
+      `the header announced ${totals.subscribers} subscribers and ${totals.dependents} dependents but ${loops.subscribers} and ${loops.dependents} were written`,
     )
   }
-  segmentCount += 1 // SE itself
-  const isa13 = isa[13] as string
-  yield serializeSegment(['SE', String(segmentCount), control.transactionSet]) +
-    serializeSegment(['GE', '1', String(control.group)]) +
-    serializeSegment(['IEA', '1', isa13])
+  yield write834Trailer(envelope, head.segmentCount + loops.segmentCount)
+}
+
+/**
+ * ISA, GS, ST and the header (BGN through loop 1000C) as text, and how many of them SE01 counts
+ * (ST onward; ISA and GS are outside the transaction set).
+ */
+export function write834Head(envelope: Edi834Envelope, header: Edi834Header): { text: string; segmentCount: number } {
+  const { isa, gs, st } = envelopeSegments(envelope, controlNumbers(envelope))
+  const head = [st, ...headerSegments(header, envelope.createdAt)]
+  return { text: serializeSegment(isa) + serializeSegment(gs) + head.map(serializeSegment).join(''), segmentCount: head.length }
+}
+
+/** SE, GE and IEA as text; `segmentCount` counts ST and every segment after it, SE left out. */
+export function write834Trailer(envelope: Edi834Envelope, segmentCount: number): string {
+  const control = controlNumbers(envelope)
+  const isa13 = String(control.interchange).padStart(9, '0')
+  return serializeSegment(['SE', String(segmentCount + 1), control.transactionSet]) + serializeSegment(['GE', '1', String(control.group)]) + serializeSegment(['IEA', '1', isa13])
+}
+
+/**
+ * The member loops of one 834, as text, one member at a time: checks their order and counts
+ * subscribers, dependents and segments, so a caller that writes the header last (a change file,
+ * whose totals are known only once its members are) needs nothing else from the members.
+ */
+export class Edi834MemberLoops {
+  subscribers = 0
+  dependents = 0
+  segmentCount = 0
+  // A family's loops come together, its subscriber first. A full file holds every subscriber; a
+  // change file may send a dependent alone (a newborn whose subscriber's coverage level is unchanged,
+  // x12-834-notes.md), still never between another family's loops.
+  private readonly subscriberRequired: boolean
+  private currentFamily: string | null = null
+  private previousWasDependent = false
+  private readonly families = new Set<string>()
+  private readonly segmentsOf: (member: Edi834Member) => readonly X12Segment[]
+
+  constructor(action: Edi834Header['action'], segmentsOf: Write834Options['segmentsOf'] = memberSegments) {
+    this.subscriberRequired = action !== 'change'
+    this.segmentsOf = segmentsOf
+  }
+
+  /** The member's loop 2000 as text; throws Edi834WriteError when it comes out of order. */
+  add(member: Edi834Member): string {
+    const family = member.subscriberIdentifier
+    if (member.subscriber) {
+      this.subscribers++
+      if (this.currentFamily === family && this.previousWasDependent) throw new Edi834WriteError('member_order', `subscriber ${this.subscribers} comes after a dependent of its own family`)
+    } else {
+      this.dependents++
+      const follows = this.currentFamily === family
+      if (this.subscriberRequired ? !follows : !follows && this.families.has(family)) {
+        throw new Edi834WriteError('member_order', `dependent ${this.dependents} does not follow its subscriber`)
+      }
+    }
+    this.currentFamily = family
+    this.previousWasDependent = !member.subscriber
+    // Only a change file needs to remember the families already written (a full file's 50,000
+    // identifiers would stay alive to the end for nothing).
+    if (!this.subscriberRequired) this.families.add(family)
+    const segments = this.segmentsOf(member)
+    this.segmentCount += segments.length
+    let text = ''
+    for (const seg of segments) text += serializeSegment(seg)
+    return text
+  }
 }
 
 /** The whole file as one string: for tests and small files; jobs should stream `write834`. */
