@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 16 * 1024 * 1024,
       serverLimits: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 },
       worker: { mode: 'in-process', concurrency: 4, pollMs: 1000, staleAfterMs: 300_000, heartbeatMs: 5000, deadAfterMs: 30_000 },
-      webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, allowLoopbackUrls: true, secretOverlapSeconds: 86_400, concurrency: 16, watchersPerAccountLimit: 25, hostFailureThreshold: 5, hostBackoffSeconds: 30 },
+      webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, allowLoopbackUrls: true, secretOverlapSeconds: 86_400, concurrency: 64, watchersPerAccountLimit: 25, hostFailureThreshold: 5, hostBackoffSeconds: 30 },
       logLevel: 'info',
       trustProxy: false,
       corsOrigins: [],
