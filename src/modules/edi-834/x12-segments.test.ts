@@ -31,6 +31,24 @@ describe('sanitizeElement', () => {
     expect(sanitizeElement('full＊width')).toBe('full width') // NFKD turns U+FF0A into '*', which is then removed
   })
 
+  it('when any string is sanitised, then the result is what the regular-expression rules give (the fast scan changes nothing)', () => {
+    // The rules as they were written before the scan replaced the first test: the reference.
+    const reference = (value: string): string =>
+      /[^\x20-\x7E]|[*:^~]|^ | $| {2}/.test(value)
+        ? value.normalize('NFKD').replace(/[\u0300-\u036F]/g, '').replace(/[^\x20-\x7E]|[*:^~]/g, ' ').replace(/ {2,}/g, ' ').trim()
+        : value
+    const tricky = fc.constantFrom(' ', '  ', '*', ':', '^', '~', '\t', '\u007f', 'é', 'a', 'Z', '9', '-', "'", '\u{1F600}')
+    const texts = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.array(tricky, { maxLength: 12 }).map((parts) => parts.join('')))
+    fc.assert(fc.property(texts, (text) => sanitizeElement(text) === reference(text)), { numRuns: 2000 })
+    for (const text of ['', ' ', 'a ', ' a', 'a  b', 'a b', '~', 'ok', 'A*B', '\u007e', '\u007f', '\u0020x\u0020']) expect(sanitizeElement(text)).toBe(reference(text))
+  })
+
+  it('when a segment ends in empty or cleaned-away elements, then they are dropped and inner empty elements kept', () => {
+    expect(segment('INS', 'Y', '18', null, '', 'A', null, null)).toEqual(['INS', 'Y', '18', '', '', 'A'])
+    expect(segment('LE', '2700')).toEqual(['LE', '2700'])
+    expect(segment('NM1', null, '***', undefined)).toEqual(['NM1'])
+  })
+
   it('when a maximum length is given, then the text is cut to it without a trailing space', () => {
     expect(sanitizeElement('Abcde fghij', 6)).toBe('Abcde')
   })

@@ -17,9 +17,30 @@ const SEGMENT_END = `${SEPARATORS.segment}\n`
 export type X12Segment = readonly string[]
 
 // Anything outside printable ASCII, and our four separators, can break a file or a receiver.
-const UNSAFE = /[^\x20-\x7E]|[*:^~]|^ | $| {2}/
 const UNSAFE_GLOBAL = /[^\x20-\x7E]|[*:^~]/g
 const COMBINING_MARKS = /[\u0300-\u036F]/g
+
+/**
+ * Whether a value can go into an element as it is: printable ASCII without our separators, no
+ * space at either end, no two spaces in a row (what sanitizeElement would otherwise change). A
+ * loop over the characters rather than a regular expression: a full file tests some three million
+ * values, mostly a few characters long, and the expression's call cost more than the scan.
+ */
+function isClean(value: string): boolean {
+  const last = value.length - 1
+  if (last < 0) return true
+  if (value.charCodeAt(0) === 32 || value.charCodeAt(last) === 32) return false
+  let previousSpace = false
+  for (let i = 0; i <= last; i++) {
+    const c = value.charCodeAt(i)
+    // 42 '*', 58 ':', 94 '^', 126 '~'
+    if (c < 0x20 || c > 0x7e || c === 42 || c === 58 || c === 94 || c === 126) return false
+    const space = c === 32
+    if (space && previousSpace) return false
+    previousSpace = space
+  }
+  return true
+}
 
 /**
  * Makes free text safe to place in an element: separators and control characters become spaces,
@@ -30,7 +51,7 @@ const COMBINING_MARKS = /[\u0300-\u036F]/g
  */
 export function sanitizeElement(value: string, maxLength?: number): string {
   let clean = value
-  if (UNSAFE.test(clean)) {
+  if (!isClean(clean)) {
     clean = clean.normalize('NFKD').replace(COMBINING_MARKS, '').replace(UNSAFE_GLOBAL, ' ').replace(/ {2,}/g, ' ').trim()
   }
   if (maxLength !== undefined && clean.length > maxLength) clean = clean.slice(0, maxLength).trimEnd()
@@ -44,11 +65,16 @@ export function sanitizeElement(value: string, maxLength?: number): string {
  */
 export function segment(id: string, ...values: readonly (string | null | undefined)[]): X12Segment {
   const out: string[] = [id]
-  for (const value of values) out.push(value == null ? '' : sanitizeElement(value))
-  let end = out.length
-  while (end > 1 && out[end - 1] === '') end--
-  out.length = end
-  return out
+  let end = 1
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    const clean = value == null ? '' : sanitizeElement(value)
+    out.push(clean)
+    if (clean !== '') end = i + 2
+  }
+  // A copy of the kept part rather than shortening `out` in place (setting an array's length is a
+  // slow call into the runtime, and most segments end in empty elements: INS, NM1, N4 ...).
+  return end === out.length ? out : out.slice(0, end)
 }
 
 /** One segment as text, terminator and newline included. */
