@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { isAccountAdmin, type Actor } from '../lib/actor.js'
 import { looksLikeApiKey } from '../lib/api-key-secret.js'
 import type { DomainError } from '../lib/domain-error.js'
@@ -124,6 +124,12 @@ export function authorize(policy: AuthPolicy, identity: Identity): DomainError<E
  * limited too), then refuse what failed, check the CSRF token of a console session and the route's
  * policy. Public routes (`auth: 'none'`) and unknown routes skip all of it, which keeps health
  * checks free of auth and limits.
+ *
+ * The hook is the route's own, added when the route is registered with its policy bound, rather
+ * than one hook for every request that looks the policy up: `request.routeOptions` builds a
+ * dozen-field object on each call, and public routes then run no guard code at all (issue 16).
+ * Route hooks run after the app's (request id, draining, CORS), as the global hook did, and
+ * before those other plugins add per route (compression), because this onRoute hook runs first.
  */
 export function registerGuard(app: App, deps: GuardDeps): void {
   app.decorateRequest('actor', null)
@@ -131,18 +137,23 @@ export function registerGuard(app: App, deps: GuardDeps): void {
   // Fail closed: a route without an explicit policy stops the start instead of being public.
   // Only the reference pages under /docs (registered by @fastify/swagger-ui) are public by default.
   app.addHook('onRoute', (route) => {
-    if (route.config?.auth !== undefined) return
-    if (route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`)) {
-      route.config = { ...route.config, auth: 'none' }
-      return
+    let policy = route.config?.auth
+    if (policy === undefined) {
+      if (route.url !== DOCS_PREFIX && !route.url.startsWith(`${DOCS_PREFIX}/`)) {
+        throw new Error(`Route ${String(route.method)} ${route.url} declares no auth policy (config.auth)`)
+      }
+      policy = 'none'
+      route.config = { ...route.config, auth: policy }
     }
-    throw new Error(`Route ${String(route.method)} ${route.url} declares no auth policy (config.auth)`)
+    if (policy === 'none') return
+    const routeHooks = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    route.onRequest = [guardFor(policy, deps), ...routeHooks]
   })
-  app.addHook('onRequest', async (request, reply) => {
-    // Every route has a policy (onRoute above); should one slip through, it still needs credentials.
-    const policy = request.routeOptions.config.auth ?? 'any'
-    if (request.is404 || policy === 'none') return
+}
 
+/** The guard of a route with this policy (not `none`). */
+function guardFor(policy: Exclude<AuthPolicy, 'none'>, deps: GuardDeps): onRequestAsyncHookHandler {
+  return async function guard(request, reply) {
     const authentication = await authenticate(request, deps, policy)
     const limitKey = 'identity' in authentication ? `account:${authentication.identity.accountId}` : `address:${request.ip}`
     const verdict = await consumeOrAllow(deps.limiter, limitKey, request)
@@ -169,7 +180,7 @@ export function registerGuard(app: App, deps: GuardDeps): void {
     if (refusal) throw refusal
     request.actor = { ...identity, requestId: request.id }
     request.consoleSession = session ?? null
-  })
+  }
 }
 
 /**
