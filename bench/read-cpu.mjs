@@ -25,13 +25,25 @@ const WINDOW_SECONDS = Number(env.BENCH_WINDOW_SECONDS ?? 6)
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 2)
 const CLK_TCK = 100
 
+/** utime + stime of a process, or undefined when it has gone. */
 const cpuSecondsOfPid = (pid) => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK // utime + stime
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
   } catch {
-    return 0 // gone
+    return undefined
   }
+}
+
+/**
+ * The CPU the PostgreSQL backends spent between two snapshots. Pools open and close connections
+ * between windows (idle timeouts): a backend that has gone by the end was idle through the
+ * window (a busy one stays), and one that appeared during it spent all its CPU in it.
+ */
+function postgresDelta(before, after) {
+  let seconds = 0
+  for (const [pid, t] of after) if (t !== undefined) seconds += t - (before.get(pid) ?? 0)
+  return seconds
 }
 
 /** The PostgreSQL backends connected to BENCH_DB (the floor's and the service's pools). */
@@ -43,7 +55,7 @@ async function backendPids(admin) {
 function snapshot(serverPid, pids) {
   const self = process.cpuUsage()
   return {
-    server: cpuSecondsOfPid(serverPid),
+    server: cpuSecondsOfPid(serverPid) ?? 0,
     postgres: new Map(pids.map((pid) => [pid, cpuSecondsOfPid(pid)])),
     loadgen: (self.user + self.system) / 1e6,
   }
@@ -54,15 +66,14 @@ function scenario(name, target) {
 }
 
 async function measure(s, admin, seconds) {
-  const pids = await backendPids(admin)
-  const before = snapshot(s.pid, pids)
+  const before = snapshot(s.pid, await backendPids(admin))
   const result = await autocannon({ url: s.url, headers: s.headers, requests: s.requestsOf?.(), connections: CONNECTIONS, duration: seconds })
-  const after = snapshot(s.pid, pids)
+  const after = snapshot(s.pid, await backendPids(admin))
   if (result.non2xx + result.errors > 0) throw new Error(`${s.name}: ${result.non2xx} non-2xx and ${result.errors} errors`)
   s.requests += result.requests.total
   s.seconds += seconds
   s.cpu.server += after.server - before.server
-  for (const [pid, t] of after.postgres) s.cpu.postgres += t - (before.postgres.get(pid) ?? t)
+  s.cpu.postgres += postgresDelta(before.postgres, after.postgres)
   s.cpu.loadgen += after.loadgen - before.loadgen
   console.log(`  ${s.name.padEnd(34)} ${String(Math.round(result.requests.total / seconds)).padStart(6)} req/s`)
 }
@@ -87,13 +98,11 @@ async function main() {
     const runTag = Date.now().toString(36)
     const { groupId, locationId } = await createGroup(service.url, seed.apiKey, runTag)
     // The write side of the stored document: what the 5,000-subscriber request costs the service and PostgreSQL.
-    const bulkPids = await backendPids(admin)
-    const beforeBulk = snapshot(service.child.pid, bulkPids)
+    const beforeBulk = snapshot(service.child.pid, await backendPids(admin))
     const bulk = await sendBulk(service.url, seed.apiKey, groupId, buildBulkBody(locationId, runTag), service.child.pid)
     const afterBulk = snapshot(service.child.pid, await backendPids(admin))
     if (bulk.status !== 201) throw new Error(`The bulk request answered ${bulk.status}: ${bulk.errorText}`)
-    let bulkPostgres = 0
-    for (const [pid, t] of afterBulk.postgres) bulkPostgres += t - (beforeBulk.postgres.get(pid) ?? 0)
+    const bulkPostgres = postgresDelta(beforeBulk.postgres, afterBulk.postgres)
     const bulkLine =
       `bulk: ${bulk.seconds.toFixed(2)} s for 5,000 subscribers + 7,500 dependents; CPU: service ${(afterBulk.server - beforeBulk.server).toFixed(2)} s, ` +
       `PostgreSQL ${bulkPostgres.toFixed(2)} s (service ${SERVICE_DIST}, database ${BENCH_DB})`
