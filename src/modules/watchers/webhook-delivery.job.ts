@@ -171,8 +171,9 @@ export interface WebhookDeliveryJobDeps {
  */
 export function createWebhookDeliveryJob({ settings, resolveHost = systemResolveHost }: WebhookDeliveryJobDeps): JobDefinition<typeof WEBHOOK_DELIVERY_JOB.payload> {
   const policy = { allowPrivate: settings.allowPrivateUrls, allowLoopback: settings.allowLoopbackUrls, resolve: resolveHost }
-  // Kept alive between deliveries: a connection per delivery cost the worker and the receiver more
-  // CPU than the delivery itself (bench/RESULTS.md, issue 16). No more per receiver than slots.
+  // Kept alive between deliveries: a connection per delivery cost the worker a connect and a close,
+  // and the receiver about half its CPU per delivery (bench/RESULTS.md, issue 16). No more
+  // connections to one receiver than there are slots.
   const connections = createReceiverConnections(settings.concurrency)
   const batchesByDb = new WeakMap<Db, DeliveryBatches>()
   const batchesOf = (db: Db): DeliveryBatches => {
