@@ -3,7 +3,7 @@ import type { Executor } from '../../db/schema.js'
 import { loadFamilies, plansOfPeriod, type LoadedFamily, type LoadWindow } from '../members/index.js'
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { FoundDiscrepancy } from '../errors/raise-errors.js'
-import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { refreshFamilyStatuses, type LearntCarrierMemberId } from '../member-management/family-status.js'
 import type { BatchWrites } from './batch-writes.js'
 import { censusMembers, platformMembers, type CensusSide, type PlanResolver } from './census-members.js'
 import * as matching from './census-matching.repo.js'
@@ -116,15 +116,14 @@ export class CensusComparison {
 
       const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
       // The carrier's member ids, learnt from this census: the first matching rule next time.
-      const learnt = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
-      const settle = this.compareBatch(families, match, census)
+      const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
+      const settle = this.compareBatch(families, match, census, learnt)
       await this.c.writes.start(async () => {
         await repo.insertCensusSubscribers(tx, this.c.censusRequestId, batch, (subscriber, offset) => ({
           matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
           // Kept for reading back only, so the carrier's SSNs are kept masked.
           data: JSON.stringify(maskCensusSsns(subscriber)),
         }), first)
-        await repo.setCarrierMemberIds(tx, learnt)
         await settle()
       })
     }
@@ -142,8 +141,11 @@ export class CensusComparison {
     }
   }
 
-  /** Compares a batch of families and keeps what it found; answers the writes that settle the families' transactions. */
-  private compareBatch(families: readonly LoadedFamily[], match: MemberMatch, census: CensusSide | null): () => Promise<void> {
+  /**
+   * Compares a batch of families and keeps what it found; answers the writes that settle the
+   * families' transactions and store the carrier ids learnt (`learnt`) with the new statuses.
+   */
+  private compareBatch(families: readonly LoadedFamily[], match: MemberMatch, census: CensusSide | null, learnt: readonly LearntCarrierMemberId[] = []): () => Promise<void> {
     const { tx, coveragePeriodId, now } = this.c
     const subscriberOfMember = new Map<string, string>()
     for (const family of families) for (const m of [family.subscriber, ...family.dependents]) subscriberOfMember.set(m.id, family.subscriber.id)
@@ -181,7 +183,7 @@ export class CensusComparison {
     return async () => {
       const settled = await repo.settleTransactions(tx, coveragePeriodId, families.map((f) => f.subscriber.id), withErrors, now)
       for (const t of settled) if (t.status === 'errors') this.errorTransactionsOf.set(t.subscriber_id, [...(this.errorTransactionsOf.get(t.subscriber_id) ?? []), t.id])
-      await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId })), now)
+      await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId })), now, { carrierMemberIds: learnt })
     }
   }
 }

@@ -14,8 +14,6 @@ import { RULES, type MatchRule } from './match.js'
  * The tables go away with the transaction (ON COMMIT DROP).
  */
 
-const BATCH = 1000
-
 export type RuleKeys = readonly (string | null)[]
 
 export async function createMatchingTables(tx: Executor): Promise<void> {
@@ -24,20 +22,21 @@ export async function createMatchingTables(tx: Executor): Promise<void> {
   await sql`CREATE TEMP TABLE census_subscriber_pairs (position integer PRIMARY KEY, ord integer NOT NULL UNIQUE, rule smallint NOT NULL) ON COMMIT DROP`.execute(tx)
 }
 
-const keyValues = (keys: RuleKeys) => [keys[0] ?? null, keys[1] ?? null, keys[2] ?? null, keys[3] ?? null]
+/** Each rule's key as one array: the rows travel as five arrays, so a batch is one short statement. */
+const keyColumns = (rows: readonly { keys: RuleKeys }[]) => [0, 1, 2, 3].map((rule) => rows.map((row) => row.keys[rule] ?? null))
 
 export async function insertCarrierKeys(tx: Executor, rows: readonly { position: number; keys: RuleKeys }[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += BATCH) {
-    const values = rows.slice(start, start + BATCH).map((row) => sql`(${row.position}::integer, ${sql.join(keyValues(row.keys).map((k) => sql`${k}::text`))})`)
-    await sql`INSERT INTO census_carrier_keys (position, k0, k1, k2, k3) VALUES ${sql.join(values)}`.execute(tx)
-  }
+  if (rows.length === 0) return
+  const [k0, k1, k2, k3] = keyColumns(rows)
+  await sql`INSERT INTO census_carrier_keys (position, k0, k1, k2, k3)
+            SELECT * FROM unnest(${rows.map((row) => row.position)}::integer[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`.execute(tx)
 }
 
 export async function insertPlatformKeys(tx: Executor, rows: readonly { ord: number; memberId: string; keys: RuleKeys }[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += BATCH) {
-    const values = rows.slice(start, start + BATCH).map((row) => sql`(${row.ord}::integer, ${row.memberId}::uuid, ${sql.join(keyValues(row.keys).map((k) => sql`${k}::text`))})`)
-    await sql`INSERT INTO census_platform_keys (ord, member_id, k0, k1, k2, k3) VALUES ${sql.join(values)}`.execute(tx)
-  }
+  if (rows.length === 0) return
+  const [k0, k1, k2, k3] = keyColumns(rows)
+  await sql`INSERT INTO census_platform_keys (ord, member_id, k0, k1, k2, k3)
+            SELECT * FROM unnest(${rows.map((row) => row.ord)}::integer[], ${rows.map((row) => row.memberId)}::uuid[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`.execute(tx)
 }
 
 /** Pairs the subscribers, rule by rule, strongest first. */

@@ -46,8 +46,9 @@ export interface CensusSubscriberValues {
 }
 
 /**
- * The census's subscribers, positioned in census order. Each batch's rows are built just before
- * its statement, so a 50,000-family census's data is not held a second time all at once.
+ * The census's subscribers, positioned in census order. A batch is one statement whose data
+ * travels as one JSON array, parsed once by the database (a VALUES list of thousands of
+ * parameters cost more to build, bind and plan than the rows cost to store).
  */
 export async function insertCensusSubscribers<T>(
   tx: Executor,
@@ -57,23 +58,14 @@ export async function insertCensusSubscribers<T>(
   firstPosition = 0,
 ): Promise<void> {
   for (let start = 0; start < subscribers.length; start += BATCH) {
-    await tx
-      .insertInto('census_subscribers')
-      .values(
-        subscribers.slice(start, start + BATCH).map((subscriber, k) => ({ census_request_id: censusRequestId, position: firstPosition + start + k, ...valuesOf(subscriber, start + k) })),
-      )
-      .execute()
+    const rows = subscribers.slice(start, start + BATCH).map((subscriber, k) => valuesOf(subscriber, start + k))
+    await sql`
+      INSERT INTO census_subscribers (census_request_id, position, matched_subscriber_id, data)
+      SELECT ${censusRequestId}::uuid, ${firstPosition + start}::integer + d.ordinality::integer - 1, m.matched_subscriber_id, d.data
+        FROM jsonb_array_elements(${`[${rows.map((row) => row.data).join(',')}]`}::jsonb) WITH ORDINALITY AS d(data, ordinality)
+        JOIN unnest(${rows.map((row) => row.matched_subscriber_id)}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`.execute(tx)
   }
 }
-
-/** Sets members' carrier ids, one UPDATE ... FROM (VALUES ...) per batch. */
-export async function setCarrierMemberIds(tx: Executor, learnt: readonly { memberId: string; carrierMemberId: string }[]): Promise<void> {
-  for (let start = 0; start < learnt.length; start += BATCH) {
-    const values = learnt.slice(start, start + BATCH).map((m) => sql`(${m.memberId}::uuid, ${m.carrierMemberId})`)
-    await sql`UPDATE members m SET carrier_member_id = v.carrier_member_id FROM (VALUES ${sql.join(values)}) AS v(id, carrier_member_id) WHERE m.id = v.id`.execute(tx)
-  }
-}
-
 
 /** Open reconciliation errors about a member, with what they are about. */
 export async function openReconciliationErrors(tx: Executor, coveragePeriodId: string) {

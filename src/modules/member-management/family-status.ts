@@ -33,7 +33,13 @@ async function anyoneWatches(tx: Executor, subscriberId: string): Promise<boolea
  * When nobody watches that event, the changed rows are not even sent back. Answers the number
  * of events emitted.
  */
-export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelection, now: Date): Promise<number> {
+/** Carrier member ids to write with the statuses (a census learns them for the same families). */
+export interface LearntCarrierMemberId {
+  memberId: string
+  carrierMemberId: string
+}
+
+export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelection, now: Date, options: { carrierMemberIds?: readonly LearntCarrierMemberId[] } = {}): Promise<number> {
   let families: RawBuilder<unknown>
   let sample: string | undefined
   if ('fileDeliveryId' in selection) {
@@ -45,9 +51,12 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
     families = sql`SELECT * FROM unnest(${[...unique.keys()]}::uuid[], ${[...unique.values()]}::uuid[]) AS f(subscriber_id, coverage_period_id)`
     sample = unique.keys().next().value
   }
-  if (sample === undefined) return 0
-  const report = await anyoneWatches(tx, sample)
+  const learnt = options.carrierMemberIds ?? []
+  if (sample === undefined && learnt.length === 0) return 0
+  const report = sample !== undefined && (await anyoneWatches(tx, sample))
 
+  // One UPDATE of members for the statuses and the learnt carrier ids: each member row is
+  // rewritten once, not once per change (a census settles and learns for the same 125,000).
   const changed = await sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
     WITH families AS (${families}),
     latest AS (
@@ -55,18 +64,24 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
         FROM member_transactions t JOIN families f ON f.subscriber_id = t.subscriber_id
        ORDER BY t.subscriber_id, t.created_at DESC, t.id DESC
     ),
-    subscribers AS (
-      UPDATE members m SET status = l.status
-        FROM latest l, members before
-       WHERE m.id = l.subscriber_id AND before.id = m.id AND m.status <> l.status
-      RETURNING m.id, m.account_id, m.group_id, l.coverage_period_id, before.status AS previous, m.status
+    restatus AS (
+      SELECT m.id, m.status AS previous, l.status, l.coverage_period_id FROM latest l JOIN members m ON m.id = l.subscriber_id WHERE m.status <> l.status
+      UNION ALL
+      SELECT d.id, d.status, l.status, l.coverage_period_id FROM latest l JOIN members d ON d.subscriber_id = l.subscriber_id WHERE d.status <> l.status
     ),
-    dependents AS (
-      UPDATE members d SET status = l.status
-        FROM latest l
-       WHERE d.subscriber_id = l.subscriber_id AND d.status <> l.status
+    learnt AS (SELECT * FROM unnest(${learnt.map((m) => m.memberId)}::uuid[], ${learnt.map((m) => m.carrierMemberId)}::text[]) AS x(id, carrier_member_id)),
+    changes AS (
+      SELECT coalesce(r.id, x.id) AS id, r.previous, r.status, r.coverage_period_id, x.carrier_member_id
+        FROM restatus r FULL JOIN learnt x ON x.id = r.id
+    ),
+    updated AS (
+      UPDATE members m SET status = coalesce(c.status, m.status), carrier_member_id = coalesce(c.carrier_member_id, m.carrier_member_id)
+        FROM changes c
+       WHERE m.id = c.id
+      RETURNING m.id, m.kind, m.account_id, m.group_id, c.coverage_period_id, c.previous, m.status
     )
-    SELECT * FROM subscribers ${report ? sql`` : sql`WHERE false`}`.execute(tx)
+    SELECT id, account_id, group_id, coverage_period_id, previous, status FROM updated
+     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`.execute(tx)
   if (!report) return 0
   const events: DomainEvent[] = changed.rows.map((row) => ({
     type: EVENT_TYPE,
