@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { entityTagOfText } from '../src/lib/etag.js'
 import { uuidv7 } from '../src/lib/ids.js'
+import { withStatuses } from '../src/modules/members/subscriber-document.js'
 import { dependentBody, insertGroupFixture, subscriberBody, type GroupFixture } from './helpers/member-factories.js'
 import { call, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -32,9 +33,12 @@ async function staleDocuments(): Promise<string[]> {
   return rows.map((r) => r.id)
 }
 
+/** The stored text with the members' statuses put in, as the read does (migrations/0017). */
 async function storedBody(subscriberId: string): Promise<string | undefined> {
   const row = await t.db.selectFrom('subscriber_documents').select('body').where('subscriber_id', '=', subscriberId).executeTakeFirst()
-  return row?.body
+  if (!row) return undefined
+  const { rows } = await sql<{ status: string }>`select status from members where id = ${subscriberId} or subscriber_id = ${subscriberId} order by kind = 'dependent', created_at, id`.execute(t.db)
+  return withStatuses(row.body, rows.map((r) => r.status))
 }
 
 async function createSubscriber(overrides: Record<string, unknown> = {}): Promise<{ id: string; dependents: { id: string }[] }> {
