@@ -5,6 +5,9 @@ import { checkMember, memberFindings, memberProblems } from './edi-834.member-ch
 import { check834 } from './edi-834.rules.js'
 import { CHANGE_MEMBERS, FULL_FAMILY, LIFE_EVENT_MEMBERS, MINIMAL_FAMILY, testCoverage, testMember } from './edi-834.test-fixtures.js'
 import { write834ToString } from './edi-834.writer.js'
+import type { Edi834Member } from './edi-834.model.js'
+import { walkLoop, type Edi834Problem } from './edi-834.rule-engine.js'
+import { addDataElementNumbers, LOOP_2000 } from './edi-834.rules.js'
 import { CHANGE_HEADER, ENVELOPE } from './edi-834.test-fixtures.js'
 
 const address = { address_line_1: '1 Main St', address_line_2: null, city: 'Springfield', state: 'IL', zip: '62701', fips_county_code: '17167' }
@@ -59,5 +62,29 @@ describe('the rule table on one member', () => {
     const header = { ...CHANGE_HEADER, action: 'replace' as const, totals: { subscribers: 1, dependents: members.length - 1 } }
     expect(await write834ToString(ENVELOPE, header, members, { segmentsOf: (m) => checked.get(m)! })).toBe(await write834ToString(ENVELOPE, header, members))
     expect(checked.get(members[0]!)).toEqual(memberSegments(members[0]!))
+  })
+
+  it('when members of one shape are checked one after another, then each gets the problems a walk of its own finds (values, then structure)', () => {
+    // What the rule engine finds walking the member afresh, without a walk remembered by shape.
+    const walkedAfresh = (member: Edi834Member): Edi834Problem[] => {
+      const tokens = memberSegments(member).map((segment, i) => ({ id: segment[0]!, elements: segment.slice(1), position: i + 1 }))
+      const problems: Edi834Problem[] = []
+      walkLoop(LOOP_2000, tokens, { pos: 0 }, [], problems)
+      if (problems.length > 0) addDataElementNumbers(problems)
+      return problems
+    }
+    const badZip = { ...subscriber, residentialAddress: { ...address, zip: '6270' } }
+    const badCode = { ...subscriber, residentialAddress: { ...address, state: 'XX' } }
+    for (const member of [subscriber, badZip, subscriber, badCode, badZip]) {
+      expect(checkMember(member).problems).toEqual(walkedAfresh(member))
+    }
+    expect(checkMember(badZip).problems).toEqual([expect.objectContaining({ segment: 'N4', element: 'N403', elementCode: 'I12' })])
+    expect(checkMember(subscriber).problems).toEqual([])
+    // A shape with a structural problem (loop 2300 over its 99 repeats), checked twice.
+    const crowded = testMember({ coverages: Array.from({ length: 100 }, () => testCoverage({})) })
+    for (let i = 0; i < 2; i++) {
+      expect(checkMember(crowded).problems).toEqual(walkedAfresh(crowded))
+      expect(checkMember(crowded).problems).toEqual([expect.objectContaining({ loop: '2000', segmentCode: '4' })])
+    }
   })
 })

@@ -1,7 +1,7 @@
 import { memberSegments } from './edi-834.build.js'
 import type { FindingCodes } from './edi-834.findings.js'
 import type { Edi834Member } from './edi-834.model.js'
-import { walkLoop, type Edi834Problem } from './edi-834.rule-engine.js'
+import { checkSegment, walkLoop, type Edi834Problem, type LoopRule, type SegmentRule } from './edi-834.rule-engine.js'
 import { addDataElementNumbers, LOOP_2000 } from './edi-834.rules.js'
 import type { X12Segment } from './x12-segments.js'
 import type { X12Token } from './x12-tokenize.js'
@@ -21,6 +21,75 @@ export interface MemberCheck {
   problems: Edi834Problem[]
 }
 
+/**
+ * Which rule checks which segment, for a member's loop of a given shape. The walk through the
+ * loops (which child a segment is, where a loop ends, what is missing or repeated too often) reads
+ * only the segments' ids and their qualifiers, so members of the same shape (most members of a
+ * file share a few dozen shapes) are walked the same way: the walk is made once per shape and
+ * then replayed, checking each segment's elements against the rule the walk gave it, in the same
+ * order. Only walks that found nothing wrong with the structure are kept; a loop that has a
+ * structural problem is walked in full each time.
+ *
+ * Shapes are kept in a tree, one level per segment id and per qualifier read: finding a member's
+ * shape is then a Map lookup per step on strings that are literals of the builder (their hashes
+ * are cached), with no key to build.
+ */
+interface Step {
+  index: number
+  rule: SegmentRule
+  loop: string
+}
+interface ShapeNode {
+  readonly next: Map<string, ShapeNode>
+  walk: readonly Step[] | null
+}
+let shapes: ShapeNode = { next: new Map(), walk: null }
+let shapeNodes = 0
+/** Tree nodes kept at most: a few thousand in practice, bounded against files of unusual variety. */
+const SHAPE_NODES_LIMIT = 100_000
+
+/** The elements the walk reads besides the id, per segment id: rules' `match` and loops' `mustContain`. */
+const SHAPE_ELEMENTS: ReadonlyMap<string, readonly number[]> = (() => {
+  const read = new Map<string, Set<number>>()
+  const add = (id: string, element: number) => read.set(id, (read.get(id) ?? new Set()).add(element))
+  const visit = (rule: LoopRule | SegmentRule): void => {
+    if (rule.kind === 'segment') {
+      if (rule.match) add(rule.id, rule.match.element)
+      return
+    }
+    for (const must of rule.mustContain ?? []) add(must.id, must.element)
+    for (const child of rule.children) visit(child)
+  }
+  visit(LOOP_2000)
+  return new Map([...read].map(([id, elements]) => [id, [...elements]]))
+})()
+
+function childOf(node: ShapeNode, key: string): ShapeNode {
+  let child = node.next.get(key)
+  if (child === undefined) {
+    child = { next: new Map(), walk: null }
+    node.next.set(key, child)
+    shapeNodes++
+  }
+  return child
+}
+
+/** The tree node of a member's loop shape: its segment ids, each followed by the elements the walk reads (SHAPE_ELEMENTS). */
+function shapeOf(segments: readonly X12Segment[]): ShapeNode {
+  if (shapeNodes >= SHAPE_NODES_LIMIT) {
+    shapes = { next: new Map(), walk: null }
+    shapeNodes = 0
+  }
+  let node = shapes
+  for (const segment of segments) {
+    const id = segment[0]!
+    node = childOf(node, id)
+    const read = SHAPE_ELEMENTS.get(id)
+    if (read) for (const n of read) node = childOf(node, segment[n] ?? '')
+  }
+  return node
+}
+
 /** Builds a member's segments and checks them. Throws Edi834WriteError as memberSegments does. */
 export function checkMember(member: Edi834Member): MemberCheck {
   const segments = memberSegments(member)
@@ -30,7 +99,20 @@ export function checkMember(member: Edi834Member): MemberCheck {
     tokens[i] = { id: segment[0]!, elements: segment.slice(1), position: i + 1 }
   }
   const problems: Edi834Problem[] = []
-  walkLoop(LOOP_2000, tokens, { pos: 0 }, [], problems)
+  const shape = shapeOf(segments)
+  if (shape.walk) {
+    for (const step of shape.walk) checkSegment(tokens[step.index]!, step.rule, problems, step.loop)
+  } else {
+    const steps: Step[] = []
+    let elementProblems = 0
+    walkLoop(LOOP_2000, tokens, { pos: 0 }, [], problems, (token, rule, out, loop) => {
+      steps.push({ index: token.position - 1, rule, loop })
+      const before = out.length
+      checkSegment(token, rule, out, loop)
+      elementProblems += out.length - before
+    })
+    if (problems.length === elementProblems) shape.walk = steps
+  }
   if (problems.length > 0) addDataElementNumbers(problems)
   return { segments, problems }
 }

@@ -207,17 +207,27 @@ function missingChildren(loop: LoopRule, counts: readonly number[], from: number
   }
 }
 
+/** What the walk does with each segment it places: checkSegment, or a caller's wrapper of it (edi-834.member-check.ts). */
+export type SegmentCheck = (token: X12Token, rule: SegmentRule, out: Edi834Problem[], loop: string) => void
+
 /**
  * Walks `tokens[cursor.pos]` onward as one repeat of `loop` (its first segment at `cursor.pos`),
  * descending into child loops, until a segment belongs to an enclosing loop or the end.
  */
-export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { pos: number }, parents: readonly Frame[], out: Edi834Problem[]): void {
+export function walkLoop(
+  loop: LoopRule,
+  tokens: readonly X12Token[],
+  cursor: { pos: number },
+  parents: readonly Frame[],
+  out: Edi834Problem[],
+  check: SegmentCheck = checkSegment,
+): void {
   const frame: Frame = { loop, at: 1 }
   const counts = new Array<number>(loop.children.length).fill(0)
   const start = tokens[cursor.pos] as X12Token
   // Only a loop that must contain a segment keeps what it saw (the check runs on every member of a full file).
   const seen = loop.mustContain ? [start] : null
-  checkSegment(start, loop.children[0], out, loop.id)
+  check(start, loop.children[0], out, loop.id)
   counts[0] = 1
   cursor.pos++
   while (cursor.pos < tokens.length) {
@@ -238,11 +248,11 @@ export function walkLoop(loop: LoopRule, tokens: readonly X12Token[], cursor: { 
       out.push({ position: token.position, segment: token.id, loop: loop.id, message: `${describe(child)} occurs more often than its maximum of ${child.max}`, segmentCode: child.kind === 'loop' ? '4' : '5' })
     }
     if (child.kind === 'segment') {
-      checkSegment(token, child, out, loop.id)
+      check(token, child, out, loop.id)
       seen?.push(token)
       cursor.pos++
     } else {
-      walkLoop(child, tokens, cursor, [...parents, frame], out)
+      walkLoop(child, tokens, cursor, [...parents, frame], out, check)
     }
   }
   const last = tokens[Math.min(cursor.pos, tokens.length) - 1] ?? start
