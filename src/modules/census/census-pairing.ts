@@ -38,8 +38,12 @@ export async function readCensusKeys(tx: Executor, source: CensusSource, hashSsn
   return { subscriberCount, contentSha256: source.contentSha256 ?? digest.digest('hex') }
 }
 
-/** The coverage period's enrolled subscribers' keys, in id order (the order the in-memory matcher read them), then the pairing. */
-export async function pairWithPlatform(tx: Executor, coveragePeriodId: string, writes: BatchWrites, batchSize: number): Promise<void> {
+/**
+ * The coverage period's enrolled subscribers' keys, in id order (the order the in-memory matcher
+ * read them). Independent of the census's keys: the two are read at the same time, this one
+ * mostly the database's work while the census's is mostly this process's parsing.
+ */
+export async function readPlatformKeys(tx: Executor, coveragePeriodId: string, writes: BatchWrites, batchSize: number): Promise<void> {
   let ord = 0
   let page: string[] = []
   const flush = async () => {
@@ -58,5 +62,4 @@ export async function pairWithPlatform(tx: Executor, coveragePeriodId: string, w
   }
   await flush()
   await writes.done()
-  await matching.pairSubscribers(tx)
 }

@@ -12,7 +12,7 @@ import { BatchWrites } from './batch-writes.js'
 import { CensusComparison } from './census-comparison.js'
 import type { CreateCensusRequestInput } from './census-input.schema.js'
 import * as matching from './census-matching.repo.js'
-import { pairWithPlatform, readCensusKeys } from './census-pairing.js'
+import { readCensusKeys, readPlatformKeys } from './census-pairing.js'
 import { censusFromInput, type CensusSource } from './census-source.js'
 import { findCensusRequest } from './census-read.repo.js'
 import * as repo from './census.repo.js'
@@ -86,10 +86,19 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         await repo.lockCoveragePeriodCensus(tx, cp.id)
         await matching.createMatchingTables(tx)
         const writes = new BatchWrites()
-        const { subscriberCount, contentSha256 } = await readCensusKeys(tx, source, hashSsn, writes, FAMILY_BATCH)
+        // Both sides' keys at once, each with its own writes in flight: the census's reading is
+        // this process's work, the platform's mostly the database's.
+        // Both are waited for even when one fails: nothing may still use the transaction once it rolls back.
+        const [censusKeys, platformKeys] = await Promise.allSettled([
+          readCensusKeys(tx, source, hashSsn, writes, FAMILY_BATCH),
+          readPlatformKeys(tx, cp.id, new BatchWrites(), FAMILY_BATCH),
+        ])
+        if (censusKeys.status === 'rejected') throw censusKeys.reason
+        if (platformKeys.status === 'rejected') throw platformKeys.reason
+        const { subscriberCount, contentSha256 } = censusKeys.value
         const latest = await repo.latestCensusRequest(tx, cp.id)
         if (latest && latest.content_sha256 === contentSha256) throw new SameCensusAgain(latest.id)
-        await pairWithPlatform(tx, cp.id, writes, FAMILY_BATCH)
+        await matching.pairSubscribers(tx)
 
         // Written completed, before any error links it: the errors' rendered copy stays true.
         await repo.insertCensusRequest(tx, {
