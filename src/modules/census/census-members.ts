@@ -72,42 +72,67 @@ export interface CensusSide {
 
 const has = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key)
 
+const DIRECT: readonly [string, DiscrepancyParameter][] = [
+  ['birth_date', 'birth_date'],
+  ['gender', 'gender'],
+  ['marital_status', 'marital_status'],
+  ['social_security_number', 'social_security_number'],
+  ['tobacco_use', 'tobacco_use'],
+  ['residential_address', 'residential_address'],
+  ['emails', 'emails'],
+  ['phone_numbers', 'phone_numbers'],
+  ['region', 'region'],
+]
+const EMPLOYMENT: readonly [string, DiscrepancyParameter][] = [
+  ['start_date', 'employment_start_date'],
+  ['end_date', 'employment_end_date'],
+  ['status', 'employment_status'],
+  ['annual_earnings', 'annual_earnings'],
+  ['earnings_effective_date', 'earnings_effective_date'],
+  ['wage_frequency', 'wage_frequency'],
+]
+const COVERAGE_PARAMETERS = ['coverage', 'plan_id', 'plan_start_date', 'plan_end_date'] as const
+
+/**
+ * The sets already made, by which fields a record has (a bit each): a census's members have few
+ * shapes between them, and a set per member was a large share of a census's garbage.
+ */
+const carriedByShape = new Map<number, ReadonlySet<DiscrepancyParameter>>()
+
 /**
  * The parameters a census record speaks about. A field the carrier's format does not carry (an
  * 834 has no annual earnings) says nothing: "the carrier lacks it" is raised only for fields the
  * record carries and leaves empty. Names, birth date and the member itself always count.
  */
-function carriedParameters(record: CensusSubscriberInputT | CensusDependentInputT): Set<DiscrepancyParameter> {
-  const carried = new Set<DiscrepancyParameter>(['subscriber', 'dependent'])
-  const direct: [string, DiscrepancyParameter][] = [
-    ['birth_date', 'birth_date'],
-    ['gender', 'gender'],
-    ['marital_status', 'marital_status'],
-    ['social_security_number', 'social_security_number'],
-    ['tobacco_use', 'tobacco_use'],
-    ['residential_address', 'residential_address'],
-    ['emails', 'emails'],
-    ['phone_numbers', 'phone_numbers'],
-    ['region', 'region'],
-  ]
-  for (const [key, parameter] of direct) if (has(record, key)) carried.add(parameter)
+function carriedParameters(record: CensusSubscriberInputT | CensusDependentInputT): ReadonlySet<DiscrepancyParameter> {
+  let shape = 0
+  let bit = 1
+  for (const [key] of DIRECT) {
+    if (has(record, key)) shape |= bit
+    bit <<= 1
+  }
   const employment = (record as CensusSubscriberInputT).employment_details
-  if (employment) {
-    const nested: [string, DiscrepancyParameter][] = [
-      ['start_date', 'employment_start_date'],
-      ['end_date', 'employment_end_date'],
-      ['status', 'employment_status'],
-      ['annual_earnings', 'annual_earnings'],
-      ['earnings_effective_date', 'earnings_effective_date'],
-      ['wage_frequency', 'wage_frequency'],
-    ]
-    for (const [key, parameter] of nested) if (has(employment, key)) carried.add(parameter)
+  for (const [key] of EMPLOYMENT) {
+    if (employment && has(employment, key)) shape |= bit
+    bit <<= 1
   }
-  if (record.coverages) {
-    for (const parameter of ['coverage', 'plan_id', 'plan_start_date', 'plan_end_date'] as const) carried.add(parameter)
-    if (record.coverages.some((c) => has(c, 'volume'))) carried.add('plan_volume')
-    if (record.coverages.some((c) => has(c, 'primary_care_provider'))) carried.add('primary_care_provider')
+  const coverages = record.coverages
+  if (coverages) shape |= bit
+  if (coverages?.some((c) => has(c, 'volume'))) shape |= bit << 1
+  if (coverages?.some((c) => has(c, 'primary_care_provider'))) shape |= bit << 2
+
+  const known = carriedByShape.get(shape)
+  if (known) return known
+  const carried = new Set<DiscrepancyParameter>(['subscriber', 'dependent'])
+  for (const [key, parameter] of DIRECT) if (has(record, key)) carried.add(parameter)
+  if (employment) for (const [key, parameter] of EMPLOYMENT) if (has(employment, key)) carried.add(parameter)
+  if (coverages) {
+    for (const parameter of COVERAGE_PARAMETERS) carried.add(parameter)
+    if (shape & (bit << 1)) carried.add('plan_volume')
+    if (shape & (bit << 2)) carried.add('primary_care_provider')
   }
+  // Real censuses have a handful of shapes; a census made to have thousands is not cached past this.
+  if (carriedByShape.size < 1024) carriedByShape.set(shape, carried)
   return carried
 }
 
