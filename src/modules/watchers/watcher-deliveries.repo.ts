@@ -104,10 +104,6 @@ export interface DeliveryUpdate {
   next_attempt_at: Date | null
 }
 
-/**
- * Records attempts' consequences on their deliveries in one statement (columns as arrays): the
- * attempt count, the status, the last answer, and for a success the time it was delivered.
- */
 const updateFromArrays = prepare<never, [now: Date, ids: string[], attempts: number[], statuses: string[], codes: (number | null)[], errors: (string | null)[], nextAt: (string | null)[]]>(
   7,
   (db, [now, ids, attempts, statuses, codes, errors, nextAt]) => ({
@@ -123,6 +119,10 @@ const updateFromArrays = prepare<never, [now: Date, ids: string[], attempts: num
   }),
 )
 
+/**
+ * Records attempts' consequences on their deliveries in one statement (columns as arrays): the
+ * attempt count, the status, the last answer, and for a success the time it was delivered.
+ */
 export async function updateDeliveries(tx: Executor, updates: readonly DeliveryUpdate[], now: Date): Promise<void> {
   if (updates.length === 0) return
   const iso = (date: Date | null) => (date ? date.toISOString() : null)

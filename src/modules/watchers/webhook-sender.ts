@@ -119,18 +119,17 @@ export function sendWebhook(request: WebhookRequest, { timeoutMs, policy, connec
       clearTimeout(timer)
       if (!response?.complete) outgoing.destroy()
     }
+    /** The answer is known and the exchange is over. */
+    const finish = (failure?: { error: string; refused?: boolean }) => {
+      settle(failure)
+      release()
+    }
     const onResponse = (incoming: IncomingMessage) => {
       response = incoming
       statusCode = incoming.statusCode ?? null
       // Destroying the request later may surface as an error here; it changes nothing then.
-      incoming.on('error', () => {
-        settle()
-        release()
-      })
-      incoming.on('end', () => {
-        settle()
-        release()
-      })
+      incoming.on('error', () => finish())
+      incoming.on('end', () => finish())
       if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
         // Answered: the slot is free now; the body, if any, is read in the background.
         settle()
@@ -144,10 +143,7 @@ export function sendWebhook(request: WebhookRequest, { timeoutMs, policy, connec
       incoming.setEncoding('utf8')
       incoming.on('data', (chunk: string) => {
         excerpt += chunk
-        if (excerpt.length >= EXCERPT_BYTES) {
-          settle()
-          release()
-        }
+        if (excerpt.length >= EXCERPT_BYTES) finish()
       })
     }
     const start = (mayResend: boolean) => {
@@ -156,15 +152,12 @@ export function sendWebhook(request: WebhookRequest, { timeoutMs, policy, connec
       attempt.on('error', (error: NodeJS.ErrnoException) => {
         if (settled || attempt !== outgoing) return
         if (mayResend && response === undefined && attempt.reusedSocket && error.code && STALE_CONNECTION_CODES.has(error.code)) return start(false)
-        settle({ error: describeFailure(error), refused: error instanceof ForbiddenAddressError })
-        release()
+        finish({ error: describeFailure(error), refused: error instanceof ForbiddenAddressError })
       })
       attempt.end(request.body)
     }
     const timer = setTimeout(() => {
-      if (statusCode !== null) settle()
-      else settle({ error: `no response within ${timeoutMs} ms` })
-      release()
+      finish(statusCode !== null ? undefined : { error: `no response within ${timeoutMs} ms` })
     }, timeoutMs)
     start(connections !== undefined)
   })
