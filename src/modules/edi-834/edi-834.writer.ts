@@ -1,7 +1,7 @@
 import { controlNumbers, envelopeSegments, headerSegments, memberSegments } from './edi-834.build.js'
 import { Edi834WriteError } from './edi-834.errors.js'
 import type { Edi834Envelope, Edi834Header, Edi834Member } from './edi-834.model.js'
-import { serializeSegment, type X12Segment } from './x12-segments.js'
+import { interchangeControlNumber, serializeSegment, type X12Segment } from './x12-segments.js'
 
 export interface Write834Options {
   /**
@@ -67,7 +67,7 @@ export function write834Head(envelope: Edi834Envelope, header: Edi834Header): { 
 /** SE, GE and IEA as text; `segmentCount` counts ST and every segment after it, SE left out. */
 export function write834Trailer(envelope: Edi834Envelope, segmentCount: number): string {
   const control = controlNumbers(envelope)
-  const isa13 = String(control.interchange).padStart(9, '0')
+  const isa13 = interchangeControlNumber(control.interchange)
   return serializeSegment(['SE', String(segmentCount + 1), control.transactionSet]) + serializeSegment(['GE', '1', String(control.group)]) + serializeSegment(['IEA', '1', isa13])
 }
 

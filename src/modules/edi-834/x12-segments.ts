@@ -103,6 +103,11 @@ export const ISA_LENGTH = 106
  * The ISA elements, padded (ISA13 with zeros, the rest with spaces): joined with `*` and `~`
  * they make exactly 106 characters.
  */
+/** ISA13 (and IEA02, which must repeat it): the interchange control number, nine digits. */
+export function interchangeControlNumber(controlNumber: number): string {
+  return String(controlNumber).padStart(9, '0')
+}
+
 export function isaElements(fields: IsaFields): string[] {
   for (const [name, value] of [['ISA05', fields.senderQualifier], ['ISA06', fields.senderId], ['ISA07', fields.receiverQualifier], ['ISA08', fields.receiverId]] as const) {
     const width = name === 'ISA05' || name === 'ISA07' ? 2 : 15
@@ -118,7 +123,7 @@ export function isaElements(fields: IsaFields): string[] {
     '00', '', '00', '',
     fields.senderQualifier, fields.senderId, fields.receiverQualifier, fields.receiverId,
     fields.date, fields.time, SEPARATORS.repetition, '00501',
-    String(fields.controlNumber).padStart(9, '0'), '0', fields.usage, SEPARATORS.component,
+    interchangeControlNumber(fields.controlNumber), '0', fields.usage, SEPARATORS.component,
   ]
   return values.map((value, i) => value.padEnd(ISA_WIDTHS[i] as number, ' '))
 }
