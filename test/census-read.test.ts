@@ -2,7 +2,7 @@ import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uuidv7 } from '../src/lib/ids.js'
-import { maskCensusSsns } from '../src/modules/census/census-ssn.js'
+import { maskCensusSsns, stringifyMaskedCensus } from '../src/modules/census/census-ssn.js'
 import { CensusRequestSchema, CensusSubscriberSchema } from '../src/modules/census/census.schema.js'
 import { insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
 import { call, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
@@ -231,5 +231,22 @@ describe('maskCensusSsns', () => {
     expect(maskCensusSsns({ social_security_number: { digits: '123456789' } })).toEqual({ social_security_number: '***-**-****' })
     expect(maskCensusSsns({ social_security_number: '***-**-1234' })).toEqual({ social_security_number: '***-**-1234' })
     expect(maskCensusSsns('plain')).toBe('plain')
+  })
+})
+
+describe('stringifyMaskedCensus', () => {
+  it('when a census subscriber is stored, then its text is the masked copy as JSON, with no SSN digit but the last four', () => {
+    const shapes: unknown[] = [
+      { social_security_number: '123456789', first_name: 'Jane', dependents: [{ social_security_number: '987-65-4321' }, { social_security_number: null }, { first_name: 'Kim' }], other: { nested: [{ social_security_number: 111223333 }] } },
+      { social_security_number: { digits: '123456789' }, '0': 'first', zip: 2134 },
+      { social_security_number: '12' },
+      'plain',
+      [{ social_security_number: '123-45-6789' }],
+    ]
+    for (const shape of shapes) {
+      const text = stringifyMaskedCensus(shape)
+      expect(text).toBe(JSON.stringify(maskCensusSsns(shape)))
+      expect(text).not.toMatch(/12345|98765|11122/)
+    }
   })
 })

@@ -8,7 +8,7 @@ import type { BatchWrites } from './batch-writes.js'
 import { censusMembers, platformMembers, type CensusSide, type PlanResolver } from './census-members.js'
 import * as matching from './census-matching.repo.js'
 import type { CensusSource } from './census-source.js'
-import { maskCensusSsns } from './census-ssn.js'
+import { stringifyMaskedCensus } from './census-ssn.js'
 import * as repo from './census.repo.js'
 import { byMemberParameterPlan, compareMembers } from './compare.js'
 import { completeMatch, type MemberPair } from './match.js'
@@ -122,7 +122,7 @@ export class CensusComparison {
         await repo.insertCensusSubscribers(tx, this.c.censusRequestId, batch, (subscriber, offset) => ({
           matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
           // Kept for reading back only, so the carrier's SSNs are kept masked.
-          data: JSON.stringify(maskCensusSsns(subscriber)),
+          data: stringifyMaskedCensus(subscriber),
         }), first)
         await settle()
       })

@@ -24,3 +24,12 @@ export function maskCensusSsns(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) masked[key] = key === SSN_KEY ? maskedSsn(inner) : maskCensusSsns(inner)
   return masked
 }
+
+/**
+ * The census subscriber's JSON text as stored: maskCensusSsns's masking, written straight into
+ * the text rather than into a copy first (a 50,000-family census copied every subscriber only to
+ * stringify the copy).
+ */
+export function stringifyMaskedCensus(value: unknown): string {
+  return JSON.stringify(value, (key, inner: unknown) => (key === SSN_KEY ? maskedSsn(inner) : inner))
+}

@@ -55,6 +55,21 @@ describe('normalisers', () => {
     expect(normaliseDate(19850314)).toEqual({ kind: 'invalid' })
   })
 
+  it('when thousands of different dates and names were read since, then a spelling read again still gets its own key', () => {
+    // The key functions remember their recent answers and start afresh when full: an answer
+    // must never come from another spelling, whether remembered, forgotten or read anew.
+    const expected = (n: number) => `19${String(50 + (n % 50)).padStart(2, '0')}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`
+    const spelling = (n: number) => { const [y, m, d] = expected(n).split('-'); return `${Number(m)}/${Number(d)}/${y}` }
+    for (let round = 0; round < 3; round++) {
+      for (let n = 0; n < 10_000; n += 7) {
+        expect(dateKey(spelling(n))).toBe(expected(n))
+        expect(nameKey(`O'Name-${n}`)).toBe(`oname${n}`)
+      }
+    }
+    expect(dateKey('02/31/2020')).toBeNull()
+    expect(dateKey('02/31/2020')).toBeNull()
+  })
+
   it('when a ZIP has a +4 part or lost its leading zero as a JSON number, then it compares on five digits', () => {
     expect(zipKey('62701-1234')).toBe('62701')
     expect(zipKey('627011234')).toBe('62701')

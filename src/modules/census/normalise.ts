@@ -31,6 +31,27 @@ function textOf(raw: unknown): string | null {
   return null
 }
 
+/** Entries a memoised key function keeps before it starts afresh: a bounded few hundred KB. */
+const MEMO_ENTRIES = 4096
+
+/**
+ * A key function that remembers its recent answers. A census spells the same dates, first names
+ * and cities thousands of times; working each out again (regular expressions, case folding) made
+ * a large share of what a 50,000-family census allocated. The functions are pure, so an answer
+ * remembered is the answer; the memory is cleared when full, so it never grows with the census.
+ */
+function memoised<Key extends string | null>(key: (text: string) => Key): (text: string) => Key {
+  let known = new Map<string, Key>()
+  return (text) => {
+    const remembered = known.get(text)
+    if (remembered !== undefined) return remembered
+    const answer = key(text)
+    if (known.size >= MEMO_ENTRIES) known = new Map()
+    known.set(text, answer)
+    return answer
+  }
+}
+
 /**
  * Free text (city, region, address lines): accents, case, surrounding and repeated spaces are
  * ignored; `.` and apostrophes are dropped (St. = St, O'Brien = OBrien) while `,` and `-` split
@@ -39,6 +60,10 @@ function textOf(raw: unknown): string | null {
 export function textKey(raw: unknown): string | null {
   const text = textOf(raw)
   if (text === null) return null
+  return rememberedTextKey(text)
+}
+
+const rememberedTextKey = memoised((text) => {
   // Most census text is ASCII: skipping the Unicode decomposition for it halves the cost of a census.
   const plain = /^[\x20-\x7e]*$/.test(text) ? text : text.normalize('NFKD').replace(/\p{M}/gu, '')
   return plain
@@ -47,7 +72,7 @@ export function textKey(raw: unknown): string | null {
     .replace(/[,-]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
-}
+})
 
 export const normaliseText: Normaliser = (raw) => {
   if (isBlank(raw)) return EMPTY
@@ -58,9 +83,11 @@ export const normaliseText: Normaliser = (raw) => {
 
 /** Names for matching: as free text, and spaces are ignored too (Mary-Jane = Mary Jane = MaryJane). */
 export function nameKey(raw: unknown): string | null {
-  const key = textKey(raw)?.replace(/ /g, '')
-  return key ? key : null
+  const text = textOf(raw)
+  return text === null ? null : rememberedNameKey(text)
 }
+
+const rememberedNameKey = memoised((text) => rememberedTextKey(text).replace(/ /g, '') || null)
 
 // Timestamps keep the date as written: converting to UTC would move a midnight-local birth date to the day before.
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
@@ -78,13 +105,16 @@ function calendarDate(year: number, month: number, day: number): string | null {
 
 /** Dates: YYYY-MM-DD, YYYYMMDD (X12), MM/DD/YYYY or M/D/YYYY, an ISO timestamp → YYYY-MM-DD. A day the calendar lacks is invalid. */
 export function dateKey(raw: unknown): string | null {
-  if (typeof raw !== 'string') return null
+  return typeof raw === 'string' ? rememberedDateKey(raw) : null
+}
+
+const rememberedDateKey = memoised((raw) => {
   const text = raw.trim()
   let parts = ISO_DATE.exec(text) ?? COMPACT_DATE.exec(text)
   if (parts) return calendarDate(Number(parts[1]), Number(parts[2]), Number(parts[3]))
   parts = US_DATE.exec(text)
   return parts ? calendarDate(Number(parts[3]), Number(parts[1]), Number(parts[2])) : null
-}
+})
 
 export const normaliseDate: Normaliser = (raw) => {
   if (isBlank(raw)) return EMPTY
