@@ -17,6 +17,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js'
 import { lazySerializerCompilers } from './http/lazy-serializers.js'
 import { registerUnknownRouteAnswers } from './http/unknown-route.js'
 import { registerUnstorableTextCheck } from './http/unstorable-text.js'
+import { requestLoggerFactory } from './http/request-logger.js'
 import { registerResponseHeaders } from './http/response-headers.js'
 import { capConnections, DEFAULT_SERVER_LIMITS, serverLimitOptions, type ServerLimits } from './http/server-limits.js'
 import { openApiOptions } from './http/openapi.js'
@@ -165,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     return503OnClosing: false,
     // One access line per request (below) instead of Fastify's two; halves logging on the hot path.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log makes pino's per-request child only when a request logs more than its access line.
+    childLoggerFactory: requestLoggerFactory,
     // Response serializers compiled on first use: a quarter of the start-up time otherwise.
     schemaController: { compilersFactory: lazySerializerCompilers },
     forceCloseConnections: 'idle',
