@@ -27,6 +27,9 @@ export interface GuardDeps {
   sessions: { authenticate(token: string): Promise<SessionLookup> }
 }
 
+// The scheme is case-insensitive (RFC 9110); tested on the header as sent, which for a token is a few hundred characters.
+const BEARER_PREFIX = /^bearer /i
+
 // Methods that change nothing: a console session needs no CSRF token for them.
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -56,7 +59,7 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, policy: Au
   const allowBearer = policy !== 'api_key'
   const apiKey = singleHeader(request.headers['service-api-key'])?.trim()
   const authorization = singleHeader(request.headers.authorization)
-  const bearer = allowBearer && authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined
+  const bearer = allowBearer && authorization !== undefined && BEARER_PREFIX.test(authorization) ? authorization.slice(7).trim() : undefined
 
   if (!apiKey && !bearer) {
     const detail = allowBearer
@@ -67,19 +70,21 @@ async function authenticate(request: FastifyRequest, deps: GuardDeps, policy: Au
 
   let fromKey: Identity | null = null
   if (apiKey) {
-    const principal = looksLikeApiKey(apiKey) ? await deps.credentials.bySecret(apiKey) : null
+    const cached = deps.credentials.cachedBySecret(apiKey)
+    const principal = cached !== undefined ? cached : looksLikeApiKey(apiKey) ? await deps.credentials.bySecret(apiKey) : null
     if (!principal) return { failure: httpError('invalid_credentials', 'The API key in Service-Api-Key is not valid or has been revoked.') }
     fromKey = { ...principal, channel: 'api' }
   }
   if (!bearer) return { identity: fromKey! }
 
-  const verified = await deps.tokens.verify(bearer)
+  const verified = deps.tokens.verifiedBefore(bearer) ?? (await deps.tokens.verify(bearer))
   if (!verified.ok) {
     return verified.reason === 'expired'
       ? { failure: httpError('token_expired', 'The bearer token has expired. Request a new one from POST /auth/token.') }
       : { failure: httpError('invalid_credentials', 'The bearer token is not valid.') }
   }
-  const fromToken = await deps.credentials.byKeyId(verified.apiKeyId)
+  const cachedKey = deps.credentials.cachedByKeyId(verified.apiKeyId)
+  const fromToken = cachedKey !== undefined ? cachedKey : await deps.credentials.byKeyId(verified.apiKeyId)
   if (!fromToken || fromToken.accountId !== verified.accountId) {
     return { failure: httpError('invalid_credentials', 'The API key this token was issued from has been revoked.') }
   }
