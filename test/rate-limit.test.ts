@@ -135,6 +135,21 @@ describe('RateLimiter over MemoryRateLimitStore (injected clock)', () => {
     }
   })
 
+  it('when the store counts in memory, then consumeNow counts the call in the same windows as consume; a store that must be awaited gives undefined', async () => {
+    let now = 1_700_000_000_000
+    const limiter = new RateLimiter(new MemoryRateLimitStore(() => now), 2, 10)
+    const awaitedOnly = new RateLimiter({ hit: async () => ({ count: 1, resetInMs: 1_000 }), peek: async () => ({ count: 0, resetInMs: 0 }), close: async () => {} }, 2, 10)
+    try {
+      expect(limiter.consumeNow('k')).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 10, windowSeconds: 10 })
+      expect(await limiter.consume('k')).toMatchObject({ allowed: true, remaining: 0 })
+      now += 4_000
+      expect(limiter.consumeNow('k')).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 6 })
+      expect(awaitedOnly.consumeNow('k')).toBeUndefined()
+    } finally {
+      await limiter.close()
+    }
+  })
+
   it('when headers are built from a verdict, then they follow the IETF RateLimit fields', async () => {
     const limiter = new RateLimiter(new MemoryRateLimitStore(), 1500, 300)
     try {

@@ -161,7 +161,7 @@ function guardFor(policy: Exclude<AuthPolicy, 'none'>, deps: GuardDeps): onReque
   return async function guard(request, reply) {
     const authentication = await authenticate(request, deps, policy)
     const limitKey = 'identity' in authentication ? `account:${authentication.identity.accountId}` : `address:${request.ip}`
-    const verdict = await consumeOrAllow(deps.limiter, limitKey, request)
+    const verdict = deps.limiter.consumeNow(limitKey) ?? (await consumeOrAllow(deps.limiter, limitKey, request))
     if (verdict) {
       reply.headers(deps.limiter.headers(verdict))
       if (!verdict.allowed) {

@@ -7,6 +7,11 @@ export interface WindowCount {
 
 export interface RateLimitStore {
   hit(key: string, windowMs: number): Promise<WindowCount>
+  /**
+   * hit's answer at once, from a store that keeps its counts in this process (the memory store);
+   * absent from one that must ask elsewhere (Redis). Lets the guard count a call without a promise.
+   */
+  hitNow?(key: string, windowMs: number): WindowCount
   /** The key's current window without counting a call: count 0 (and resetInMs 0) when it has none. */
   peek(key: string): Promise<WindowCount>
   close(): Promise<void>
@@ -27,6 +32,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
+    return this.hitNow(key, windowMs)
+  }
+
+  hitNow(key: string, windowMs: number): WindowCount {
     const at = this.now()
     let window = this.windows.get(key)
     if (!window || window.resetAt <= at) {
@@ -69,7 +78,15 @@ export class RateLimiter {
   }
 
   async consume(key: string): Promise<RateLimitVerdict> {
-    const { count, resetInMs } = await this.store.hit(key, this.windowSeconds * 1000)
+    return this.verdictOf(await this.store.hit(key, this.windowSeconds * 1000))
+  }
+
+  /** consume's answer at once when the store can give it (in memory); undefined when it must be awaited (Redis). */
+  consumeNow(key: string): RateLimitVerdict | undefined {
+    return this.store.hitNow ? this.verdictOf(this.store.hitNow(key, this.windowSeconds * 1000)) : undefined
+  }
+
+  private verdictOf({ count, resetInMs }: WindowCount): RateLimitVerdict {
     return {
       allowed: count <= this.max,
       limit: this.max,
