@@ -112,15 +112,36 @@ export async function loadDeliveryContext(tx: Executor, coveragePeriodId: string
   return { cp, group, producers }
 }
 
-/** A change delivery's transactions, oldest first. */
-export async function transactionsOfDelivery(tx: Executor, deliveryId: string) {
-  return tx
-    .selectFrom('member_transactions')
-    .select(['id', 'subscriber_id', 'qualifying_life_event_id'])
-    .where('file_delivery_id', '=', deliveryId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
+/** A family in a change delivery: its transactions and the life events they name, oldest first. */
+export interface ChangedFamily {
+  subscriber_id: string
+  transaction_ids: string[]
+  event_ids: string[]
+}
+
+/**
+ * A change delivery's families, `pageSize` at a time, in the order of their first transaction
+ * (which is the order of the file's loops). Read through a cursor in the build's transaction: the
+ * families stay in the database until their page is composed, so what the build holds does not
+ * grow with the number of changed families (10,000 of them at 200,000 families).
+ */
+export async function* changedFamilyPages(tx: Executor, deliveryId: string, pageSize: number): AsyncGenerator<ChangedFamily[]> {
+  await sql`
+    DECLARE changed_families NO SCROLL CURSOR FOR
+    SELECT subscriber_id,
+           array_agg(id::text ORDER BY created_at, id) AS transaction_ids,
+           coalesce(array_agg(qualifying_life_event_id::text ORDER BY created_at, id) FILTER (WHERE qualifying_life_event_id IS NOT NULL), '{}') AS event_ids
+      FROM member_transactions
+     WHERE file_delivery_id = ${deliveryId}
+     GROUP BY subscriber_id
+     ORDER BY min(created_at), (array_agg(id ORDER BY created_at, id))[1]`.execute(tx)
+  for (;;) {
+    const { rows } = await sql<ChangedFamily>`FETCH ${sql.raw(String(Math.floor(pageSize)))} FROM changed_families`.execute(tx)
+    if (rows.length > 0) yield rows
+    if (rows.length < pageSize) break
+  }
+  // A build that fails part-way leaves the cursor to its transaction's rollback.
+  await sql`CLOSE changed_families`.execute(tx)
 }
 
 /** One content chunk of a delivery, sealed. */

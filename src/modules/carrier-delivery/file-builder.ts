@@ -157,7 +157,11 @@ class BuildRecord {
   private readonly views: StagedViews
   private readonly followUps: LoadedFamily[] = []
   memberCount = 0
-  /** The family's transactions in this delivery, for the errors of its held-back members. */
+  /**
+   * The transactions in this delivery of the families with held-back members, for their errors
+   * (and, for a change file's families held back whole, to end them in `errors`). Only those: a
+   * change file's 10,000 families need not all be held to the end for the few that fail.
+   */
   readonly transactionsOf = new Map<string, string[]>()
   /** A change file's transactions of families held back whole: they are not carried. */
   heldTransactions = 0
@@ -169,8 +173,11 @@ class BuildRecord {
     this.views = new StagedViews(build.delivery.id)
   }
 
-  /** The family's members the check lets through, their coverages and views recorded. */
-  keep(composed: ComposedFamily, family: LoadedFamily): readonly Edi834Member[] {
+  /**
+   * The family's members the check lets through, their coverages and views recorded.
+   * `transactionIds`: the family's transactions in a change delivery.
+   */
+  keep(composed: ComposedFamily, family: LoadedFamily, transactionIds: readonly string[] = []): readonly Edi834Member[] {
     const check = this.build.check
     const members = check ? check.family(family.subscriber.id, composed.members) : composed.members
     this.memberCount += members.length
@@ -182,6 +189,7 @@ class BuildRecord {
     }
     // Members held back: the carrier is told nothing of them, so their views stay as they were
     // and the next change file of the family tells them once their data passes.
+    if (transactionIds.length > 0) this.transactionsOf.set(family.subscriber.id, [...transactionIds])
     const sent = new Set(members.map((m) => m.memberId))
     this.written.push(...composed.written.filter((w) => sent.has(w.memberId)))
     for (const view of composed.views) if (sent.has(view.memberId)) this.views.add(view)
@@ -265,38 +273,33 @@ async function composeFullFile(build: Build, record: BuildRecord): Promise<Compo
  */
 async function writeChangeFile(build: Build, record: BuildRecord): Promise<WrittenContent | null> {
   const { tx, cp, delivery, check, context } = build
-  const transactions = await repo.transactionsOfDelivery(tx, delivery.id)
-  // Per family, its latest transaction and its life events in this file, oldest first: their codes name the loops.
-  const latestOf = new Map<string, { transactionId: string; eventIds: string[] }>()
-  // An 834 family's events it was held back with earlier come first (pre-send-check.ts).
-  const earlier = check ? await heldBackEvents(tx, cp.id, delivery.id, [...new Set(transactions.map((t) => t.subscriber_id))]) : new Map<string, string[]>()
-  for (const t of transactions) {
-    record.transactionsOf.set(t.subscriber_id, [...(record.transactionsOf.get(t.subscriber_id) ?? []), t.id])
-    const eventIds = latestOf.get(t.subscriber_id)?.eventIds ?? [...(earlier.get(t.subscriber_id) ?? [])]
-    if (t.qualifying_life_event_id && !eventIds.includes(t.qualifying_life_event_id)) eventIds.push(t.qualifying_life_event_id)
-    latestOf.set(t.subscriber_id, { transactionId: t.id, eventIds })
-  }
-  const subscriberIds = [...latestOf.keys()]
   const target = contentTarget(build, record.writes)
   const out =
     delivery.channel === 'edi'
       ? new Change834Writer(target, check?.segmentsOf, (totals) => ({ envelope: envelopeOf(build), header: headerOf(build, totals) }))
       : new JsonDocumentWriter(target, jsonOpening(build))
-  const sentFamilies = new Set<string>()
-  for (let start = 0; start < subscriberIds.length; start += FAMILY_PAGE) {
-    const page = subscriberIds.slice(start, start + FAMILY_PAGE)
-    const told = await toldViews(tx, cp.id, page)
-    for (const family of await loadFamilies(tx, build.window, page, { today: build.today, allEvents: true, plans: context.plans })) {
-      const latest = latestOf.get(family.subscriber.id)!
-      const events = latest.eventIds.flatMap((id) => family.events.find((e) => e.id === id) ?? [])
-      const kept = record.keep(changeFileMembers(sendable(build, family), told, events, latest.transactionId, context), family)
-      if (kept.length > 0) sentFamilies.add(family.subscriber.id)
+  // Families the check held back whole (none of their members in the file), in the order found.
+  const heldFamilies: string[] = []
+  for await (const page of repo.changedFamilyPages(tx, delivery.id, FAMILY_PAGE)) {
+    const subscriberIds = page.map((changed) => changed.subscriber_id)
+    const changesOf = new Map(page.map((changed) => [changed.subscriber_id, changed]))
+    // An 834 family's events it was held back with earlier come first (pre-send-check.ts).
+    const earlier = check ? await heldBackEvents(tx, cp.id, delivery.id, subscriberIds) : new Map<string, string[]>()
+    const told = await toldViews(tx, cp.id, subscriberIds)
+    for (const family of await loadFamilies(tx, build.window, subscriberIds, { today: build.today, allEvents: true, plans: context.plans })) {
+      const changes = changesOf.get(family.subscriber.id)!
+      // Its life events in this file, oldest first, each once: their codes name the loops; its latest transaction names them too.
+      const eventIds = new Set([...(earlier.get(family.subscriber.id) ?? []), ...changes.event_ids])
+      const events = [...eventIds].flatMap((id) => family.events.find((e) => e.id === id) ?? [])
+      const latestTransactionId = changes.transaction_ids[changes.transaction_ids.length - 1]!
+      const foundBefore = check?.found.length ?? 0
+      const kept = record.keep(changeFileMembers(sendable(build, family), told, events, latestTransactionId, context), family, changes.transaction_ids)
+      if (kept.length === 0 && check && check.found.length > foundBefore) heldFamilies.push(family.subscriber.id)
       for (const member of kept) await out.add(member)
     }
     await record.recordIfFull()
   }
   if (check && check.found.length > 0) {
-    const heldFamilies = [...new Set(check.found.map((m) => m.subscriberId))].filter((id) => !sentFamilies.has(id))
     record.heldTransactions = await holdBackChangeFamilies(tx, cp.id, heldFamilies, record.transactionsOf, build.now)
     await recordHeldBack(tx, delivery.id, check.found)
   }
