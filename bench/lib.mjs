@@ -322,6 +322,12 @@ function cpuSecondsOf(stat) {
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK // utime + stime, all threads
 }
 
+/** CPU seconds a process has used so far (utime + stime, all threads); 0 once it has gone. */
+export function processCpuSeconds(pid) {
+  const stat = readOr(`/proc/${pid}/stat`, undefined)
+  return stat ? cpuSecondsOf(stat) : 0
+}
+
 /** CPU seconds so far: the measured server, every PostgreSQL process, this process, and the machine. */
 export function cpuSnapshot(serverPid) {
   const postgres = new Map()

@@ -22,7 +22,7 @@ import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
-import { PG_SERVER, TMP_DIR, dropDatabase, startService, stopAll, stopChild } from './lib.mjs'
+import { PG_SERVER, TMP_DIR, dropDatabase, processCpuSeconds, startService, stopAll, stopChild } from './lib.mjs'
 import {
   SSN_ENCRYPTION_KEYS,
   SSN_HASH_KEY,
@@ -50,7 +50,6 @@ const STATE_FILE = join(STATE_DIR, 'state.json')
 const CENSUS_FILE = join(STATE_DIR, 'census.json')
 const ROUNDS = Number(env.SNAPSHOT_ROUNDS ?? 2)
 const NODE_OPTIONS = (env.BENCH_SERVICE_NODE_OPTIONS ?? '--max-old-space-size=1024').split(' ').filter(Boolean)
-const CLK_TCK = 100
 const outboundDir = mkdtempSync(join(os.tmpdir(), 'enrollsync-snapshot-'))
 
 function service(database, label, dist, nodeOptions = []) {
@@ -77,14 +76,13 @@ function backendCpuSeconds(database) {
   let seconds = 0
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue
+    let title
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)) continue
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      seconds += (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
     } catch {
-      // The process ended between listing and reading.
+      continue // the process ended between listing and reading
     }
+    if (title.includes(` ${database} `)) seconds += processCpuSeconds(pid)
   }
   return seconds
 }

@@ -15,13 +15,12 @@
 // run (sampled from pg_stat_activity); the job and HTTP times recorded by the service; and the
 // transactions and row writes per delivery. Prints only; figures go into RESULTS.md by hand.
 // Exits non-zero only when the benchmark itself breaks.
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import os from 'node:os'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
 import { Webhook } from 'standardwebhooks'
-import { cpuDelta, cpuSnapshot, createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, openServiceDatabase, PG_SERVER, recreateDatabase, SERVICE_DIST, startWorkerProcess, stopAll, stopChild, systemActor } from './lib.mjs'
+import { cpuDelta, cpuSnapshot, createPartner, dropDatabase, errorCreatedEvents, importDist, isRunning, processCpuSeconds, openServiceDatabase, PG_SERVER, recreateDatabase, SERVICE_DIST, startWorkerProcess, stopAll, stopChild, systemActor } from './lib.mjs'
 
 const env = process.env
 const DB_NAME = 'enrollsync_bench_webhook_throughput'
@@ -103,19 +102,13 @@ function startWorker() {
   return startWorkerProcess({ label: 'webhook-throughput-worker', databaseUrl: DATABASE_URL, extraEnv: passedThrough, dist: SERVICE_DIST })
 }
 
-/** CPU seconds of the given PostgreSQL backends (0 for one gone). */
+/**
+ * CPU seconds of the given PostgreSQL backends. A backend that exited counts 0: its time is lost
+ * (counted in the all-PostgreSQL figure until then).
+ */
 function backendCpu(pids) {
-  const ticks = 100
   let total = 0
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      total += (Number(fields[11]) + Number(fields[12])) / ticks
-    } catch {
-      // the backend exited; its time is lost (counted in the all-PostgreSQL figure until then)
-    }
-  }
+  for (const pid of pids) total += processCpuSeconds(pid)
   return total
 }
 
