@@ -23,9 +23,14 @@ afterAll(async () => isolated?.close())
 const silent = pino({ level: 'silent' })
 // Short, for the tests' sake, but not so short that a loaded CI machine (a beat more than two
 // intervals late breaks a worker's run of punctual beats, and only a punctual worker judges)
-// keeps every worker from judging: 100 ms beats did, once, under the full PostgreSQL suite.
-const HEARTBEAT_MS = 250
+// keeps every worker from judging: 100 ms beats did, once, under the full PostgreSQL suite, and
+// 250 ms beats did too (no run of twelve punctual beats in 18 s). Six beats of 500 ms, each
+// allowed to slip by 500 ms, fill the dead window; the waits below leave room for several tries.
+const HEARTBEAT_MS = 500
 const DEAD_AFTER_MS = 3000
+// Waits long enough for a loaded machine, yet far below the stale window (600 s) these tests
+// prove is not the one that applies.
+const SLOW_TEST_MS = 90_000
 const Payload = Type.Object({ n: Type.Integer() })
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -94,7 +99,7 @@ describe('a worker that stops beating', () => {
       const job = await waitFor(async () => {
         const row = await findJob(db, id)
         return row?.status === 'succeeded' ? row : undefined
-      }, DEAD_AFTER_MS + 15_000, 'the job to run again')
+      }, DEAD_AFTER_MS + 45_000, 'the job to run again')
       // Not before the dead worker's last beat was a whole window old.
       expect(Date.now() - cutAt).toBeGreaterThan(DEAD_AFTER_MS - 2 * HEARTBEAT_MS)
       expect(started).toEqual([1, 2])
@@ -107,7 +112,7 @@ describe('a worker that stops beating', () => {
       endHang()
       await Promise.all([first.stop(), second.stop()])
     }
-  })
+  }, SLOW_TEST_MS)
 
   it('when a worker whose row was removed (presumed dead) beats again, then it is registered again', async () => {
     const { definition } = watchedJob(async () => {})
@@ -140,7 +145,7 @@ describe('a live worker', () => {
     } finally {
       await Promise.all([first.stop(), second.stop()])
     }
-  })
+  }, SLOW_TEST_MS)
 
   it('when the whole process stalls longer than the dead window, then its workers do not take each other for dead', async () => {
     let stallOver = 0
@@ -162,13 +167,13 @@ describe('a live worker', () => {
         /* busy */
       }
       stallOver = Date.now()
-      await waitFor(async () => ((await findJob(db, id))?.status === 'succeeded' ? true : undefined), 15_000, 'the job')
+      await waitFor(async () => ((await findJob(db, id))?.status === 'succeeded' ? true : undefined), 30_000, 'the job')
       expect(started).toEqual([1])
       expect(await heartbeatRow(first.id)).toBeDefined()
     } finally {
       await Promise.all([first.stop(), second.stop()])
     }
-  })
+  }, SLOW_TEST_MS)
 })
 
 describe('an attempt that could not be recorded', () => {
