@@ -47,8 +47,9 @@ export interface CensusSubscriberValues {
 
 /**
  * The census's subscribers, positioned in census order. A batch is one statement whose data
- * travels as one JSON array, parsed once by the database (a VALUES list of thousands of
- * parameters cost more to build, bind and plan than the rows cost to store).
+ * travels as one JSON array, split by the database and each element stored as its text (json, not
+ * jsonb: migrations/0018; a VALUES list of thousands of parameters cost more to build, bind and
+ * plan than the rows cost to store).
  */
 export async function insertCensusSubscribers<T>(
   tx: Executor,
@@ -62,7 +63,7 @@ export async function insertCensusSubscribers<T>(
     await sql`
       INSERT INTO census_subscribers (census_request_id, position, matched_subscriber_id, data)
       SELECT ${censusRequestId}::uuid, ${firstPosition + start}::integer + d.ordinality::integer - 1, m.matched_subscriber_id, d.data
-        FROM jsonb_array_elements(${`[${rows.map((row) => row.data).join(',')}]`}::jsonb) WITH ORDINALITY AS d(data, ordinality)
+        FROM json_array_elements(${`[${rows.map((row) => row.data).join(',')}]`}::json) WITH ORDINALITY AS d(data, ordinality)
         JOIN unnest(${rows.map((row) => row.matched_subscriber_id)}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`.execute(tx)
   }
 }
