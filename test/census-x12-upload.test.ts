@@ -74,3 +74,47 @@ describe('an 834 posted as the body', () => {
     expect(list.json().census_requests).toEqual([])
   })
 })
+
+describe('an 834 sent in x12_834 of a JSON census', () => {
+  const postJson = (g: CensusGroup, text: string) => postFile(g, text, '', 'application/json')
+  /** The JSON body with the file's separators written as \u escapes (`~` as \u007e, `*` as \u002A). */
+  const escapedBody = (file: string, extra = '') => `{"census_request":{"as_of":"2027-01-20","x12_834":${JSON.stringify(file).replace(/~/g, '\\u007e').replace(/\*/g, '\\u002A')}${extra}}}`
+
+  it('when its text is escaped in any way JSON allows, then it is decoded as it streams and reconciles as the same file posted as the body', async () => {
+    const [inJson, asBody] = [await group(), await group()]
+    const file = await changedFile()
+    const res = await postJson(inJson, escapedBody(file))
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json().census_request).toMatchObject({ format: 'x12_834', as_of: '2027-01-20', subscriber_count: 3, member_count: 9, matched_count: 9, discrepancy_count: 1, errors_created: 1 })
+    const direct = await postFile(asBody, file, '?as_of=2027-01-20')
+    expect(direct.statusCode, direct.body).toBe(201)
+    const shape = (errors: ErrorResource[], g: CensusGroup) =>
+      errors.map((e) => ({ member: g.families.findIndex((f) => [f.subscriberId, f.spouseId, f.childId].includes(e.member_id!)), discrepancy: e.discrepancy }))
+    expect(shape(await errorsOf(inJson), inJson)).toEqual(shape(await errorsOf(asBody), asBody))
+    // The decoded text is the file itself: posted as the body now, it is the same census again.
+    const again = await postFile(inJson, file, '?as_of=2027-01-20')
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.json().census_request.id).toBe(res.json().census_request.id)
+  })
+
+  it('when its text escapes a NUL or a lone surrogate, is not valid JSON, or comes with subscribers, then the census is refused as before and nothing is recorded', async () => {
+    const g = await group()
+    const file = await auditFile()
+    for (const hidden of ['\\u0000', '\\ud800']) {
+      // Escaped in the JSON text itself (JSON.stringify would escape the backslash).
+      const res = await postJson(g, escapedBody(file).replace('JANEA', `JA${hidden}NEA`))
+      expectProblem(res, 422, 'invalid_character')
+      expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/census_request/x12_834' })])
+    }
+    for (const broken of [escapedBody(file).replace('JANEA', 'JA\\xNEA'), escapedBody(file).replace('JANEA', 'JA\tNEA'), escapedBody(file).replace(/"\}\}$/, '\\u00"}}')]) {
+      expectProblem(await postJson(g, broken), 400, 'malformed_json')
+    }
+    const both = await postJson(g, escapedBody(file, ',"subscribers":[]'))
+    expectProblem(both, 422, 'census_invalid')
+    const cutShort = await postJson(g, escapedBody(file.slice(0, file.lastIndexOf('SE*'))))
+    expectProblem(cutShort, 422, 'census_invalid')
+    expect(cutShort.json().errors).toEqual([expect.objectContaining({ pointer: '/census_request/x12_834' })])
+    const list = await call(t.app, operator, 'GET', `/coverage_periods/${g.coveragePeriodId}/census_requests`)
+    expect(list.json().census_requests).toEqual([])
+  })
+})

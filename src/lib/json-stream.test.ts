@@ -310,3 +310,39 @@ describe('JsonStreamScanner refuses nesting deeper than allowed, as the whole-bo
     expect(scanError([Buffer.from(text)], { maxDepth: 12, keepElements: false }).tooDeep).toBe(true)
   })
 })
+
+describe('a string streamed to a sink (stringAt: the census x12_834)', () => {
+  const X12_PATH = ['census_request', 'x12_834'] as const
+
+  /** What the sink received, and the rest of the scan, for the document in these chunks. */
+  function scanStreaming(chunks: readonly Buffer[]) {
+    const received: Buffer[] = []
+    const scanner = new JsonStreamScanner({ arrayPath: ARRAY_PATH, maxDepth: 64, keepElements: false, stringAt: { path: X12_PATH, write: (raw) => received.push(Buffer.from(raw)) } })
+    for (const chunk of chunks) scanner.push(chunk)
+    scanner.end()
+    return { raw: Buffer.concat(received).toString('utf8'), streamed: scanner.streamedString, shell: scanner.shellValues }
+  }
+
+  it('when the document holds the string, then the sink gets exactly its inside, escapes as sent, however the document is cut, and the shell leaves it out', () => {
+    const inside = 'ISA*00*~\\n\\"quoted\\"\\\\ \\u007e é€😀 \\ud83d\\ude00'
+    const text = `{"census_request":{"as_of":"2027-01-01","x12_834":"${inside}","note":{"a":[1,"x"]}}}`
+    expect(JSON.parse(text).census_request.x12_834).toBe(JSON.parse(`"${inside}"`))
+    for (const { name, chunks } of splits(Buffer.from(text))) {
+      const scanned = scanStreaming(chunks)
+      expect(scanned.raw, name).toBe(inside)
+      expect(scanned.streamed, name).toBe(true)
+      expect(scanned.shell.map((value) => value.path.join('.')), name).toEqual(['census_request.as_of', 'census_request.note', 'census_request', ''])
+    }
+  })
+
+  it('when the value there is not a string, then it stays in the shell for validation to refuse, and nothing is streamed', () => {
+    const scanned = scanStreaming([Buffer.from('{"census_request":{"x12_834":{"ISA":1}}}')])
+    expect(scanned.streamed).toBe(false)
+    expect(scanned.raw).toBe('')
+    expect(scanned.shell).toContainEqual({ path: ['census_request', 'x12_834'], text: '{"ISA":1}' })
+  })
+
+  it('when the string appears twice, then the document is refused rather than one of them silently read', () => {
+    expect(() => scanStreaming([Buffer.from('{"census_request":{"x12_834":"ISA one","x12_834":"ISA two"}}')])).toThrow(/x12_834 appears twice/)
+  })
+})

@@ -69,6 +69,8 @@ interface Capture {
   element: boolean
   /** An element only counted: its bytes are not kept. */
   discard: boolean
+  /** The string at `stringAt`: its bytes go to that sink as they come, not into `pieces`. */
+  streamed: boolean
   path: readonly string[]
 }
 
@@ -79,6 +81,13 @@ export interface JsonStreamOptions {
   maxDepth: number
   /** False: elements are only counted, not copied out (a first look at the shell). */
   keepElements?: boolean
+  /**
+   * A string value of the shell too large to hold (the census's `x12_834`): its bytes between the
+   * quotes, escapes as sent, are handed to `write` as they are scanned, and it is left out of
+   * `shellValues`; `streamedString` says it was there. A value of another type there stays in
+   * the shell, for the caller's validation to refuse.
+   */
+  stringAt?: { path: readonly string[]; write(raw: Buffer): void }
 }
 
 export interface ShellValue {
@@ -99,6 +108,8 @@ export class JsonStreamScanner {
   elementCount = 0
   /** Whether the array was in the document (as an array). */
   sawArray = false
+  /** Whether the string at `stringAt` was in the document (and went to its sink). */
+  streamedString = false
 
   private stack: Frame[] = []
   private capture: Capture | null = null
@@ -210,7 +221,9 @@ export class JsonStreamScanner {
     const leadsToArray = path.length < arrayPath.length && path.every((p, k) => p === arrayPath[k])
     const top = this.top
     const isElement = top?.kind === 'array' && top.path.length === arrayPath.length && top.path.every((p, k) => p === arrayPath[k])
-    if (isArrayItself || (leadsToArray && path.length > 0)) {
+    const stringAt = this.options.stringAt?.path
+    const isStreamedString = b === Byte.Quote && stringAt !== undefined && path.length === stringAt.length && path.every((p, k) => p === stringAt[k])
+    if (isArrayItself || (leadsToArray && path.length > 0) || isStreamedString) {
       // JSON.parse would keep the last of two; the scanner cannot (the first is streamed or merged
       // into the shell before the second is seen), and a census_request twice, or an object then
       // a number, would otherwise be merged into a document the client did not send.
@@ -232,15 +245,17 @@ export class JsonStreamScanner {
     }
     const scalar = b !== Byte.Quote && b !== Byte.OpenBrace && b !== Byte.OpenBracket
     if (scalar && !/[-0-9tfn]/.test(String.fromCharCode(b))) throw this.error('a value was expected', i)
-    this.capture = this.newCapture(chunk, i, scalar, false, isElement, path)
+    this.capture = this.newCapture(chunk, i, scalar, false, isElement, path, isStreamedString)
     if (b === Byte.Quote) this.capture.inString = true
     else if (!scalar) this.capture.depth = 1
   }
 
   /** A capture starting with the byte at `at`, which is copied now; the rest follows from at + 1. */
-  private newCapture(chunk: Buffer, at: number, scalar: boolean, isKey: boolean, element: boolean, path: readonly string[]): Capture {
+  private newCapture(chunk: Buffer, at: number, scalar: boolean, isKey: boolean, element: boolean, path: readonly string[], streamed = false): Capture {
     const discard = element && this.options.keepElements === false
-    return { pieces: discard ? [] : [chunk.subarray(at, at + 1)], start: at + 1, depth: 0, inString: false, escaped: false, scalar, isKey, element, discard, path }
+    // A streamed string's opening quote is not part of what its sink is given.
+    const pieces = discard || streamed ? [] : [chunk.subarray(at, at + 1)]
+    return { pieces, start: at + 1, depth: 0, inString: false, escaped: false, scalar, isKey, element, discard, streamed, path }
   }
 
   /** Copies bytes into the capture until it ends; answers where scanning resumes. */
@@ -274,7 +289,8 @@ export class JsonStreamScanner {
         if (capture.depth === 0) return this.finishCapture(chunk, i + 1)
       }
     }
-    if (!capture.discard) capture.pieces.push(chunk.subarray(capture.start, chunk.length))
+    if (capture.streamed) this.options.stringAt!.write(chunk.subarray(capture.start, chunk.length))
+    else if (!capture.discard) capture.pieces.push(chunk.subarray(capture.start, chunk.length))
     capture.start = 0
     return chunk.length
   }
@@ -285,6 +301,13 @@ export class JsonStreamScanner {
     this.capture = null
     if (capture.discard) {
       this.elementCount++
+      this.afterValue()
+      return end
+    }
+    if (capture.streamed) {
+      // Up to the closing quote, which is left out as the opening one was.
+      this.options.stringAt!.write(chunk.subarray(capture.start, end - 1))
+      this.streamedString = true
       this.afterValue()
       return end
     }

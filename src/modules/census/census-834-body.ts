@@ -16,23 +16,24 @@ import { censusInputInvalid } from './census.errors.js'
  * A census sent as the 834 itself (`Content-Type: application/edi-x12` or `text/plain`), streamed
  * to a file (src/http/spooled-body.ts) and read back a segment at a time (X12StreamTokenizer,
  * Edi834Reader): a first reading checks the whole file reads and is not cut short, each later one
- * turns it into census subscribers, a family at a time. The file is never held whole.
+ * turns it into census subscribers, a family at a time. The file is never held whole. A JSON
+ * census's `x12_834` is read the same way, from the file its text was decoded to (census-body.ts).
  */
 
 const READ_CHUNK_BYTES = 1024 * 1024
 /** The body is the document: problems point at its root. */
 const BODY = ''
 
-const unreadable = (detail: string) => censusInputInvalid(`The 834 file cannot be read: ${detail}`, BODY)
+const unreadable = (detail: string, pointer: string) => censusInputInvalid(`The 834 file cannot be read: ${detail}`, pointer)
 
 /** The file's members in order; answers the reader at the end (whether its SE closed it). */
-async function* membersOf(path: string, digest?: Hash): AsyncGenerator<Edi834Member, Edi834Reader> {
+async function* membersOf(path: string, pointer: string, digest?: Hash): AsyncGenerator<Edi834Member, Edi834Reader> {
   const tokenizer = new X12StreamTokenizer()
   const reader = new Edi834Reader()
   try {
     for await (const text of createReadStream(path, { encoding: 'utf8', highWaterMark: READ_CHUNK_BYTES }) as AsyncIterable<string>) {
       // UTF-8 decoding leaves no unpaired surrogate; a NUL would reach the census's stored copy.
-      if (text.includes('\u0000')) throw unstorableTextError([{ pointer: BODY, detail: `the body ${UNSTORABLE_TEXT_DETAIL}`, code: 'invalid_character' }])
+      if (text.includes('\u0000')) throw unstorableTextError([{ pointer, detail: pointer === BODY ? `the body ${UNSTORABLE_TEXT_DETAIL}` : UNSTORABLE_TEXT_DETAIL, code: 'invalid_character' }])
       digest?.update(text)
       for (const segment of tokenizer.push(text)) {
         const member = reader.read(segment)
@@ -46,21 +47,25 @@ async function* membersOf(path: string, digest?: Hash): AsyncGenerator<Edi834Mem
     const last = reader.finish()
     if (last) yield last
   } catch (error) {
-    throw error instanceof Edi834ParseError ? unreadable(error.message) : error
+    throw error instanceof Edi834ParseError ? unreadable(error.message, pointer) : error
   }
   return reader
 }
 
-export async function openSpooled834Census(body: SpooledBody, asOf: string | undefined): Promise<CensusSource> {
-  if (body.bytes === 0) throw unreadable('the body is empty')
+/**
+ * `pointer`: where problems point, the body's root for a body that is the file, or
+ * `/census_request/x12_834` for a JSON census's 834 (whose file holds the decoded string).
+ */
+export async function openSpooled834Census(body: Pick<SpooledBody, 'path' | 'bytes'>, asOf: string | undefined, pointer = BODY): Promise<CensusSource> {
+  if (body.bytes === 0) throw unreadable('the body is empty', pointer)
   // As a census sent as x12_834 text is identified: its format and its text.
   const digest = createHash('sha256').update('x12_834').update('\n')
-  const members = membersOf(body.path, digest)
+  const members = membersOf(body.path, pointer, digest)
   let subscribers = 0
   let step = await members.next()
   for (; !step.done; step = await members.next()) if (step.value.subscriber) subscribers++
-  if (!step.value.closed) throw unreadable('its transaction set has no SE trailer (the file is cut short).')
-  if (subscribers > MAX_CENSUS_SUBSCRIBERS) throw censusInputInvalid(`The 834 file has ${subscribers} subscribers: a census may have ${MAX_CENSUS_SUBSCRIBERS} at most.`, BODY)
+  if (!step.value.closed) throw unreadable('its transaction set has no SE trailer (the file is cut short).', pointer)
+  if (subscribers > MAX_CENSUS_SUBSCRIBERS) throw censusInputInvalid(`The 834 file has ${subscribers} subscribers: a census may have ${MAX_CENSUS_SUBSCRIBERS} at most.`, pointer)
   return {
     format: 'x12_834',
     asOf,
@@ -71,7 +76,7 @@ export async function openSpooled834Census(body: SpooledBody, asOf: string | und
       const add = (family: CensusSubscriberInputT | undefined) => {
         if (family) batch.push(family)
       }
-      for await (const member of membersOf(body.path)) {
+      for await (const member of membersOf(body.path, pointer)) {
         add(families.add(member))
         if (batch.length === size) {
           yield batch

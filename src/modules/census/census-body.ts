@@ -1,4 +1,5 @@
-import { createReadStream } from 'node:fs'
+import { closeSync, createReadStream, openSync, readFileSync, writeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseClientJson } from '../../http/json-body.js'
 import { MAX_JSON_DEPTH } from '../../http/json-depth.js'
 import { httpError } from '../../http/problem.js'
@@ -7,7 +8,10 @@ import { MAX_UNSTORABLE_TEXT_PROBLEMS, unstorableTextError } from '../../http/un
 import { compileBodyValidator } from '../../http/validation.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
 import { JsonStreamError, JsonStreamScanner, type ShellValue } from '../../lib/json-stream.js'
-import { isStorableText, unstorableTextProblems } from '../../lib/storable-text.js'
+import { JsonStringDecoder, JsonStringSyntaxError } from '../../lib/json-string-decoder.js'
+import { PRIVATE_FILE_MODE } from '../../lib/private-files.js'
+import { isStorableText, UNSTORABLE_TEXT_DETAIL, unstorableTextProblems } from '../../lib/storable-text.js'
+import { openSpooled834Census } from './census-834-body.js'
 import { CensusRequestShell, CensusSubscriberInput, MAX_CENSUS_SUBSCRIBERS, type CensusSubscriberInputT, type CreateCensusRequestInput } from './census-input.schema.js'
 import { censusFromInput, requireOneFormat, type CensusSource } from './census-source.js'
 
@@ -20,6 +24,10 @@ import { censusFromInput, requireOneFormat, type CensusSource } from './census-s
  */
 
 const SUBSCRIBERS_PATH = ['census_request', 'subscribers'] as const
+const X12_PATH = ['census_request', 'x12_834'] as const
+const X12_POINTER = '/census_request/x12_834'
+/** The schema's minLength for x12_834 (census-input.schema.ts): a shorter one is checked in the shell, as it always was. */
+const X12_MIN_LENGTH = 106
 const READ_CHUNK_BYTES = 1024 * 1024
 
 const checkShell = compileBodyValidator(CensusRequestShell)
@@ -71,9 +79,55 @@ function assemble(values: readonly ShellValue[]): unknown {
   return root
 }
 
-function refuseUnstorable(value: unknown, pointer: string): void {
-  const problems = unstorableTextProblems(value, pointer, [], MAX_UNSTORABLE_TEXT_PROBLEMS)
+function refuseUnstorable(value: unknown, pointer: string, problems: FieldProblem[] = []): void {
+  unstorableTextProblems(value, pointer, problems, MAX_UNSTORABLE_TEXT_PROBLEMS)
   if (problems.length > 0) throw unstorableTextError(problems)
+}
+
+/**
+ * The census's `x12_834` string, decoded to a file beside the spooled body as the first look
+ * scans past it: an 834 of 200,000 families is too large to hold as one string (and past about
+ * 512 MB, more than V8 can). The census then reads it as it reads an 834 sent as the body.
+ * Writes are synchronous: they go to the page cache, a megabyte per read of the body.
+ */
+class X12Spool {
+  readonly path: string
+  bytes = 0
+  private readonly decoder = new JsonStringDecoder()
+  /** Opened by the first write: a census of subscribers has no file. */
+  private fd: number | null = null
+
+  constructor(body: SpooledBody) {
+    this.path = join(dirname(body.path), 'x12_834')
+  }
+
+  write(raw: Buffer): void {
+    this.fd ??= openSync(this.path, 'w', PRIVATE_FILE_MODE)
+    this.append(this.decoder.push(raw))
+  }
+
+  /** Closes the file; answers what the decoding found. */
+  finish(): { characters: number; unstorable: boolean } {
+    try {
+      this.append(this.decoder.end())
+    } finally {
+      this.close()
+    }
+    return { characters: this.decoder.characters, unstorable: this.decoder.unstorable }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
+  }
+
+  private append(text: string): void {
+    if (text === '') return
+    const bytes = Buffer.from(text, 'utf8')
+    let written = 0
+    while (written < bytes.length) written += writeSync(this.fd!, bytes, written)
+    this.bytes += bytes.length
+  }
 }
 
 /** One subscriber's text, parsed and checked where it stands in the census. */
@@ -90,19 +144,37 @@ function readSubscriber(text: string, index: number): CensusSubscriberInputT {
 /** The census in a spooled body: checked but for its subscribers, which each reading checks as it goes. */
 export async function openSpooledCensus(body: SpooledBody): Promise<CensusSource> {
   if (body.bytes === 0) throw validationFailed([{ pointer: '/census_request', detail: 'is required', code: 'required' }])
-  const first = scanFile(body.path, false)
-  let step = await first.next()
-  while (!step.done) step = await first.next()
-  const scanner = step.value
+  const x12 = new X12Spool(body)
+  let scanner: JsonStreamScanner
+  let decoded: { characters: number; unstorable: boolean } | null = null
+  try {
+    const first = scanFile(body.path, false, new JsonStreamScanner({ arrayPath: SUBSCRIBERS_PATH, maxDepth: MAX_JSON_DEPTH, keepElements: false, stringAt: { path: X12_PATH, write: (raw) => x12.write(raw) } }))
+    let step = await first.next()
+    while (!step.done) step = await first.next()
+    scanner = step.value
+    if (scanner.streamedString) decoded = x12.finish()
+  } catch (error) {
+    if (error instanceof JsonStringSyntaxError) throw httpError('malformed_json', `The body is not valid JSON: census_request.x12_834: ${error.message}.`)
+    throw error
+  } finally {
+    x12.close()
+  }
   const shell = assemble(scanner.shellValues) as { census_request?: Record<string, unknown> }
   if (scanner.sawArray && shell.census_request) shell.census_request.subscribers = []
-  refuseUnstorable(shell, '')
+  // Too short to be an 834: the schema says so, from the string itself, as for any other field.
+  const x12Streamed = decoded !== null && decoded.characters >= X12_MIN_LENGTH
+  if (decoded && !x12Streamed && shell.census_request) shell.census_request.x12_834 = readFileSync(x12.path, 'utf8')
+  refuseUnstorable(shell, '', x12Streamed && decoded!.unstorable ? [{ pointer: X12_POINTER, detail: UNSTORABLE_TEXT_DETAIL, code: 'invalid_character' }] : [])
   const checked = checkShell(shell, '')
   if (checked.problems) throw validationFailed(checked.problems)
   if (scanner.elementCount > MAX_CENSUS_SUBSCRIBERS) {
     throw validationFailed([{ pointer: '/census_request/subscribers', detail: `must NOT have more than ${MAX_CENSUS_SUBSCRIBERS} items`, code: 'invalid_maxitems' }])
   }
   const input = (checked.value as { census_request: CreateCensusRequestInput }).census_request
+  if (x12Streamed) {
+    requireOneFormat({ subscribers: input.subscribers, x12_834: '' })
+    return openSpooled834Census({ path: x12.path, bytes: x12.bytes }, input.as_of, X12_POINTER)
+  }
   requireOneFormat(input)
   if (input.x12_834 !== undefined) return censusFromInput(input)
   return {
