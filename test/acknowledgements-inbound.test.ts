@@ -563,8 +563,9 @@ describe("the service's workers", () => {
       })
       running.start()
       const statusNow = async () => (await own.db.selectFrom('file_deliveries').select('acknowledgement_status').where('id', '=', deliveryId).executeTakeFirstOrThrow()).acknowledgement_status
-      expect(await waitFor(async () => ((await statusNow()) === 'overdue' ? true : undefined), 10_000, 'the delivery to become overdue')).toBe(true)
-      expect(await waitFor(async () => ((await readdir(inbox)).includes('ack-3.x12') ? undefined : true), 10_000, 'the inbound file to be processed')).toBe(true)
+      // Each wait is a few polls, which a loaded machine can stretch to seconds; both fit in the test's timeout.
+      expect(await waitFor(async () => ((await statusNow()) === 'overdue' ? true : undefined), 20_000, 'the delivery to become overdue')).toBe(true)
+      expect(await waitFor(async () => ((await readdir(inbox)).includes('ack-3.x12') ? undefined : true), 20_000, 'the inbound file to be processed')).toBe(true)
       const [kept] = await own.db.selectFrom('acknowledgements').selectAll().where('carrier_name', '=', 'acme_ack').execute()
       expect(kept).toMatchObject({ outcome: 'unmatched', file_name: 'ack-3.x12', source: 'inbound' })
     } finally {
@@ -573,5 +574,6 @@ describe("the service's workers", () => {
       await isolated.close()
       await rm(inbox, { recursive: true, force: true })
     }
-  })
+    // Opening a database of its own took 12.5 s of CI's 30 s default; the two waits add up to 40 s more.
+  }, 90_000)
 })

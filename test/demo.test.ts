@@ -17,8 +17,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 const birthDates = subscribersBody('location').subscribers.flatMap((s) => [s.birth_date, ...s.dependents.map((d) => d.birth_date)])
 
 describe('npm run demo', () => {
-  it('when run, then it narrates the whole life cycle, prints no SSN or birth date, cleans up and exits 0', { timeout: 120_000 }, async () => {
-    const { code, output } = await runProcess('dist/main/demo.js', [], { TMPDIR: scratch }, 100_000)
+  // The demo took 24 s in CI and 45 s on a loaded machine: it may run 180 s before it is killed,
+  // and the test allows that and the checks after it.
+  it('when run, then it narrates the whole life cycle, prints no SSN or birth date, cleans up and exits 0', { timeout: 240_000 }, async () => {
+    const { code, output } = await runProcess('dist/main/demo.js', [], { TMPDIR: scratch }, 180_000)
     expect(code, output).toBe(0)
 
     // Each step, with its essential result.

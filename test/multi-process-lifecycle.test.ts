@@ -54,6 +54,10 @@ interface Running {
 }
 
 describe.runIf(IS_POSTGRES)('two API processes and two workers on one database', () => {
+  // Four processes starting at once on two cores, migrating together. Outside its one test (start,
+  // setup and stop) the file took about 9 s in CI and 16 s on a loaded machine, against the
+  // helpers' 30 s and the hook's 60 s for the start alone.
+  const START_MS = 60_000
   const databaseName = `enrollsync_multi_${randomBytes(5).toString('hex')}`
   let outbound: string
   const processes: Running[] = []
@@ -109,14 +113,14 @@ describe.runIf(IS_POSTGRES)('two API processes and two workers on one database',
 
     // All four start at once: they apply the migrations together, under the advisory lock.
     const apis = [1, 2].map((n) =>
-      startProcess(SERVE, serviceEnv({ WORKER: 'off', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' })).then((started) => {
+      startProcess(SERVE, serviceEnv({ WORKER: 'off', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' }), START_MS).then((started) => {
         processes.push({ child: started.child, output: started.output, label: `api ${n}` })
         return started.url
       }),
     )
     // A worker says 'worker started' at info.
     const workers = [1, 2].map((n) =>
-      startProcessUntil(WORKER, serviceEnv({ LOG_LEVEL: 'info' }), /worker started/).then((started) => {
+      startProcessUntil(WORKER, serviceEnv({ LOG_LEVEL: 'info' }), /worker started/, START_MS).then((started) => {
         processes.push({ child: started.child, output: started.output, label: `worker ${n}` })
       }),
     )
@@ -131,7 +135,7 @@ describe.runIf(IS_POSTGRES)('two API processes and two workers on one database',
     remote = remoteApp(apiOrigins)
     inProcess = await startTestApp({ database: handle })
     t = { ...inProcess, app: remote.app }
-  })
+  }, START_MS + 60_000)
 
   afterAll(async () => {
     // SIGTERM first: each process drains and exits 0; anything still up after 15 s is killed.

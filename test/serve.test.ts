@@ -11,10 +11,13 @@ const SERVE = 'dist/main/serve.js'
 const dataDir = mkdtempSync(join(tmpdir(), 'enrollsync-serve-'))
 const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
 let server: Started | undefined
+// A start of the service: the first (every migration on a new embedded database) took 13 s in
+// CI and 23 s on a loaded machine.
+const START_MS = 90_000
 
 beforeAll(async () => {
-  server = await startProcess(SERVE, env)
-})
+  server = await startProcess(SERVE, env, START_MS)
+}, START_MS + 30_000)
 afterAll(async () => {
   server?.child.kill('SIGKILL')
   rmSync(dataDir, { recursive: true, force: true })
@@ -101,11 +104,12 @@ describe('npm start on the embedded database', () => {
     expect(answered.status).toBe(201)
     expect(await exitOf(server!.child)).toBe(0)
 
-    server = await startProcess(SERVE, env)
+    server = await startProcess(SERVE, env, START_MS)
     expect(server.output()).not.toContain('First start')
     const users = await fetch(`${server.url}/users`, { headers: { authorization: `Bearer ${token}` } })
     expect(users.status).toBe(200)
     const { users: listedUsers } = (await users.json()) as { users: Array<{ email: string }> }
     expect(listedUsers.map((u) => u.email)).toContain('drain@example.com')
-  })
+    // A drain, an exit and a restart: 10.5 s in CI, 18 s on a loaded machine; the restart alone may wait START_MS.
+  }, START_MS + 60_000)
 })

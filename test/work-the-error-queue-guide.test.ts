@@ -59,7 +59,7 @@ describe('the README guide "Work the error queue"', () => {
       async beforeCurl(source) {
         // Reading the deliveries: by then the receiver has had the events of the commands above.
         if (source.includes('/deliveries')) {
-          await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every(seen) ? true : undefined), 15_000, 'the three events at the receiver')
+          await waitFor(() => (['error.commented', 'error.returned', 'error.resolved'].every(seen) ? true : undefined), 20_000, 'the three events at the receiver')
           // The receiver prints before its answer reaches the worker: wait for the worker to record it.
           await waitFor(
             async () => {
@@ -85,7 +85,7 @@ describe('the README guide "Work the error queue"', () => {
           expect(env.WEBHOOK_SECRET).toMatch(/^whsec_/)
           receiver = spawn(process.execPath, [file], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
           receiver.stdout!.setEncoding('utf8').on('data', (chunk: string) => output.push(...chunk.split('\n').filter(Boolean)))
-          await waitFor(() => (seen('receiving on') ? true : undefined), 10_000, 'the receiver to listen')
+          await waitFor(() => (seen('receiving on') ? true : undefined), 20_000, 'the receiver to listen')
           return ''
         }
         // The guide gives the worker a few seconds; the test waits for the events themselves (beforeCurl).
@@ -111,5 +111,6 @@ describe('the README guide "Work the error queue"', () => {
     // Every delivery passed the receiver's signature check: it printed each event once.
     expect(output.filter((line) => line.startsWith('error.')).map((line) => line.split(' ')[0]).sort()).toEqual(['error.commented', 'error.commented', 'error.resolved', 'error.returned'])
     expect(output.join('\n')).not.toContain('invalid signature')
-  })
+    // A receiver process to start and three deliveries to reach it, each allowed 20 s on a loaded machine.
+  }, 60_000)
 })

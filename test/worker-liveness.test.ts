@@ -31,6 +31,9 @@ const DEAD_AFTER_MS = 3000
 // Waits long enough for a loaded machine, yet far below the stale window (600 s) these tests
 // prove is not the one that applies.
 const SLOW_TEST_MS = 90_000
+// A beat is one write, due within HEARTBEAT_MS; a loaded machine (two files, each with its own
+// embedded database, on two cores) can hold it back for seconds. Inside the 30 s test timeout.
+const BEAT_WAIT_MS = 15_000
 const Payload = Type.Object({ n: Type.Integer() })
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -119,9 +122,9 @@ describe('a worker that stops beating', () => {
     const worker = workerFor(definition)
     worker.start()
     try {
-      await waitFor(() => heartbeatRow(worker.id), 5000, 'the first beat')
+      await waitFor(() => heartbeatRow(worker.id), BEAT_WAIT_MS, 'the first beat')
       await sql`delete from worker_heartbeats where id = ${worker.id}`.execute(db)
-      await waitFor(() => heartbeatRow(worker.id), 5000, 'the worker to register again')
+      await waitFor(() => heartbeatRow(worker.id), BEAT_WAIT_MS, 'the worker to register again')
     } finally {
       await worker.stop()
     }
@@ -205,7 +208,7 @@ describe('a clean stop', () => {
     const { definition } = watchedJob(async () => {})
     const worker = workerFor(definition)
     worker.start()
-    await waitFor(() => heartbeatRow(worker.id), 5000, 'the first beat')
+    await waitFor(() => heartbeatRow(worker.id), BEAT_WAIT_MS, 'the first beat')
     await worker.stop()
     expect(await heartbeatRow(worker.id)).toBeUndefined()
   })
