@@ -79,13 +79,19 @@ function readSeparators(text: string): { separators: X12Separators; start: numbe
   return { separators, start, isaLength: index + 3 - start }
 }
 
+/** A character that cannot start the whitespace the tokenizer skips: printable ASCII. */
+const isPlainAscii = (code: number) => code > 0x20 && code < 0x7f
+
 /** One segment's text (without its terminator) as a token; null for whitespace between segments. */
 function segmentOf(piece: string, separators: X12Separators, position: number): X12Token | null {
-  let raw = piece.replace(/^[\s\uFEFF]+/, '')
-  if (separators.segment === '\n') raw = raw.replace(/\r$/, '')
+  // Most segments start with their id: the regular expression (a new string each time) only for
+  // the others (a line break after the terminator, a byte order mark).
+  let raw = isPlainAscii(piece.charCodeAt(0)) ? piece : piece.replace(/^[\s\uFEFF]+/, '')
+  if (separators.segment === '\n' && raw.charCodeAt(raw.length - 1) === 0x0d) raw = raw.slice(0, -1)
   if (raw === '') return null
-  const parts = raw.split(separators.element)
-  return { id: parts[0] as string, elements: parts.slice(1), position }
+  const elements = raw.split(separators.element)
+  const id = elements.shift() as string
+  return { id, elements, position }
 }
 
 /** Enough text to hold any ISA with its separators (106 characters, padding aside). */
