@@ -6,6 +6,8 @@
 //   node bench/snapshot-ab.mjs seed [families]        seeds the snapshots once (default 50,000 families)
 //   node bench/snapshot-ab.mjs full <dist> [<dist>…]   the full 834, each build in turn
 //   node bench/snapshot-ab.mjs census <dist> [<dist>…] the census, each build in turn
+//   node bench/snapshot-ab.mjs census-834 <dist> [<dist>…]       the full file sent back as the census, as the body
+//   node bench/snapshot-ab.mjs census-834-json <dist> [<dist>…]  ... as {"census_request":{"x12_834": "..."}}
 //
 // `seed` makes two template databases as bench:scale makes its data: enrollsync_snap_full (the
 // group installed, the work order in checking: the full file's starting point) and
@@ -17,11 +19,15 @@
 // --max-old-space-size=1024, the heap of a 2 GiB container, as bench:scale is recorded). Prints a
 // line per run: wall seconds, RSS growth, the service's CPU seconds and the CPU seconds of the
 // PostgreSQL backends of the run's own database (not the server's other work). Records nothing.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+// The census-834 steps send the carrier the full file the census snapshot sent (fetched once
+// into bench/.tmp/snapshot/full.834), so every member matches and nothing differs: they measure
+// reading an 834 census, in the two forms a client may send it.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import pg from 'pg'
+import { rssSampler } from './carrier-changes.mjs'
 import { PG_SERVER, TMP_DIR, dropDatabase, processCpuSeconds, startService, stopAll, stopChild } from './lib.mjs'
 import {
   SSN_ENCRYPTION_KEYS,
@@ -118,6 +124,45 @@ async function seed(families) {
   console.log(`Seeded ${families} families: ${FULL_TEMPLATE} and ${CENSUS_TEMPLATE}; the census body in ${CENSUS_FILE}.`)
 }
 
+const STEPS = ['full', 'census', 'census-834', 'census-834-json']
+const FULL_FILE = join(STATE_DIR, 'full.834')
+
+/** The full file the census snapshot sent, as its content route gives it (fetched once, then kept beside the census body). */
+async function fullFileText(url, running, state) {
+  if (existsSync(FULL_FILE)) return readFileSync(FULL_FILE, 'utf8')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  let id
+  try {
+    id = (await client.query(`SELECT id FROM file_deliveries WHERE kind = 'full' ORDER BY created_at DESC LIMIT 1`)).rows[0].id
+  } finally {
+    await client.end()
+  }
+  const response = await fetch(`${running.url}/file_deliveries/${id}/content`, { headers: { 'service-api-key': state.operatorKey } })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`GET /file_deliveries/{id}/content answered ${response.status}: ${text.slice(0, 300)}`)
+  writeFileSync(FULL_FILE, text)
+  return text
+}
+
+/** The full file posted back as the census: every member matched, nothing differing. */
+async function measure834Census(running, state, file, asJson) {
+  const rss = rssSampler(running.child.pid)
+  const cpuBefore = processCpuSeconds(running.child.pid)
+  const started = performance.now()
+  const response = await fetch(`${running.url}/coverage_periods/${state.ids.coveragePeriodId}/census_requests${asJson ? '' : '?as_of=2027-01-20'}`, {
+    method: 'POST',
+    headers: { 'service-api-key': state.operatorKey, 'content-type': asJson ? 'application/json' : 'application/edi-x12' },
+    body: asJson ? JSON.stringify({ census_request: { as_of: '2027-01-20', x12_834: file } }) : file,
+  })
+  const text = await response.text()
+  const memory = rss.stop()
+  const seconds = (performance.now() - started) / 1000
+  if (response.status !== 201) throw new Error(`the 834 census answered ${response.status}: ${text.slice(0, 1000)}`)
+  const counts = JSON.parse(text).census_request
+  return { seconds, rssGrowthMb: memory.rssGrowthMb, serverCpuSeconds: (processCpuSeconds(running.child.pid) - cpuBefore).toFixed(2), counts }
+}
+
 async function runOnce(step, dist, state, census) {
   await dropDatabase(RUN_DB)
   await admin(`CREATE DATABASE ${RUN_DB} TEMPLATE ${step === 'full' ? FULL_TEMPLATE : CENSUS_TEMPLATE}`)
@@ -125,11 +170,22 @@ async function runOnce(step, dist, state, census) {
   const running = await service(RUN_DB, `snapshot-${step}`, dist, NODE_OPTIONS)
   try {
     await delay(1_000)
+    // Fetched before the measurement: the content route decrypts the whole file.
+    const file = step.startsWith('census-834') ? await fullFileText(url, running, state) : null
     const before = backendCpuSeconds(RUN_DB)
-    const measured =
-      step === 'full' ? await measureFullFile(url, running, state.ids, state.operatorKey, state.workOrderId, outboundDir) : await measureCensus(url, running, state.ids, state.operatorKey, census)
+    let measured
+    let outcome
+    if (step === 'full') {
+      measured = await measureFullFile(url, running, state.ids, state.operatorKey, state.workOrderId, outboundDir)
+      outcome = `${measured.insSegments} INS, intact: ${measured.fileIntact}`
+    } else if (step === 'census') {
+      measured = await measureCensus(url, running, state.ids, state.operatorKey, census)
+      outcome = `${measured.matchedExpected}/${measured.expectedErrors} errors, ${measured.unexpectedCount} unexpected`
+    } else {
+      measured = await measure834Census(running, state, file, step === 'census-834-json')
+      outcome = `${measured.counts.matched_count} of ${measured.counts.member_count} members matched, ${measured.counts.discrepancy_count} discrepancies`
+    }
     const backends = backendCpuSeconds(RUN_DB) - before
-    const outcome = step === 'full' ? `${measured.insSegments} INS, intact: ${measured.fileIntact}` : `${measured.matchedExpected}/${measured.expectedErrors} errors, ${measured.unexpectedCount} unexpected`
     console.log(`${step} ${dist}: ${measured.seconds.toFixed(2)} s, +${measured.rssGrowthMb} MB, service ${measured.serverCpuSeconds} CPU s, its database ${backends.toFixed(2)} CPU s; ${outcome}`)
     // What follows a sent full file runs in the service too: let it end before the next run starts.
     if (step === 'full') await waitForSettledFullFile(url, measured.deliveryId)
@@ -141,8 +197,8 @@ async function runOnce(step, dist, state, census) {
 async function main() {
   const [command, ...args] = process.argv.slice(2)
   if (command === 'seed') return seed(Number(args[0] ?? 50_000))
-  if ((command !== 'full' && command !== 'census') || args.length === 0) {
-    console.error('Usage: node bench/snapshot-ab.mjs seed [families] | full <dist> [<dist>...] | census <dist> [<dist>...]')
+  if (!STEPS.includes(command) || args.length === 0) {
+    console.error(`Usage: node bench/snapshot-ab.mjs seed [families] | ${STEPS.join('|')} <dist> [<dist>...]`)
     process.exitCode = 2
     return
   }
