@@ -85,13 +85,11 @@ function watchedJob(hold: (attempt: number) => Promise<void>) {
 }
 
 describe('a worker that stops beating', () => {
-  // On PostgreSQL, inside the full suite, this one case twice never saw the job released (after 18 s
-  // waits and again after 48 s; two CI runs of 2026-11-26), while it passes alone there, with six
-  // CPU hogs beside it, and every time on the embedded database. The cause is not found yet (see
-  // issue 16's closing note of that day); until it is, it runs on the embedded database only. The
-  // same release on PostgreSQL, with a worker really killed, is what `npm run bench:workers`
-  // measures (bench/RESULTS.md: released 30.7 s after a kill -9, none lost).
-  it.skipIf(!!process.env.DATABASE_URL)('when it stops mid-job, then another worker runs the job again once the dead window has passed, not after the stale window', async () => {
+  // The doomed worker starts alone and must hold the first attempt before the survivor starts: with
+  // both started together, on PostgreSQL (a pool, so the two polls race) the survivor sometimes
+  // claimed the first attempt itself, which hangs until the test ends, and nothing was ever
+  // released (two CI runs of 2026-11-26 timed out so).
+  it('when it stops mid-job, then another worker runs the job again once the dead window has passed, not after the stale window', async () => {
     let endHang!: () => void
     const hang = new Promise<void>((resolve) => (endHang = resolve))
     const { definition, started } = watchedJob((attempt) => (attempt === 1 ? hang : Promise.resolve()))
@@ -100,9 +98,10 @@ describe('a worker that stops beating', () => {
     const first = workerFor(definition, doomed.db)
     const second = workerFor(definition)
     first.start()
-    second.start()
     try {
       await waitFor(() => (started.length > 0 ? true : undefined), 10_000, 'the first attempt')
+      expect((await findJob(db, id))?.locked_by).toBe(first.id)
+      second.start()
       const cutAt = Date.now()
       doomed.cut()
       const job = await waitFor(async () => {
