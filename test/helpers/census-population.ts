@@ -104,6 +104,8 @@ export interface Population {
   plans: { medical: string; dental: string }
   /** Per family (same index as the generated ones): the platform ids, dependents in order. */
   ids: { subscriberId: string; dependentIds: string[] }[]
+  /** The installation's work order, opened by complete_setup: moving it to submitted sends the full file. */
+  workOrderId: string
 }
 
 export const MEDICAL = 'gold-ppo'
@@ -174,8 +176,8 @@ export async function installPopulation(t: TestApp, partner: Credential, familie
       }),
     )
   }
-  ok(await call(t.app, partner, 'POST', `/coverage_periods/${cp.id}/complete_setup`))
-  return { groupId, coveragePeriodId: cp.id, plans, ids }
+  const workOrder = ok(await call(t.app, partner, 'POST', `/coverage_periods/${cp.id}/complete_setup`)).work_order
+  return { groupId, coveragePeriodId: cp.id, plans, ids, workOrderId: workOrder.id }
 }
 
 export type GeneratedCensusSubscriber = CensusSubscriberInputT & { dependents: CensusDependentInputT[] }
