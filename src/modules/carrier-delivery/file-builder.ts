@@ -157,7 +157,12 @@ class BuildRecord {
   readonly writes = new BackgroundWrites()
   private readonly written: WrittenCoverage[] = []
   private readonly views: StagedViews
-  private readonly followUps: LoadedFamily[] = []
+  /**
+   * Families whose full file could not say everything, as the follow-up needs them: only the two
+   * ids, not the loaded family (a renewal with a plan change dated later for everyone would
+   * otherwise hold every family of the file until its end).
+   */
+  private readonly followUps: { subscriberId: string; latestEventId: string | null }[] = []
   memberCount = 0
   /**
    * The transactions in this delivery of the families with held-back members, for their errors
@@ -186,7 +191,7 @@ class BuildRecord {
     if (members.length === composed.members.length) {
       this.written.push(...composed.written)
       for (const view of composed.views) this.views.add(view)
-      if (composed.needsFollowUp) this.followUps.push(family)
+      if (composed.needsFollowUp) this.followUps.push(followUpOf(family))
       return members
     }
     // Members held back: the carrier is told nothing of them, so their views stay as they were
@@ -195,7 +200,7 @@ class BuildRecord {
     const sent = new Set(members.map((m) => m.memberId))
     this.written.push(...composed.written.filter((w) => sent.has(w.memberId)))
     for (const view of composed.views) if (sent.has(view.memberId)) this.views.add(view)
-    if (composed.needsFollowUp && members.length > 0) this.followUps.push(family)
+    if (composed.needsFollowUp && members.length > 0) this.followUps.push(followUpOf(family))
     return members
   }
 
@@ -222,11 +227,13 @@ class BuildRecord {
   async finish(): Promise<void> {
     await this.record()
     await this.writes.drain()
-    if (this.followUps.length > 0) {
-      const families = this.followUps.map((family) => ({ subscriberId: family.subscriber.id, latestEventId: family.latestEvent?.id ?? null }))
-      await repo.insertFollowUps(this.tx, this.build.delivery, families, this.build.now)
-    }
+    if (this.followUps.length > 0) await repo.insertFollowUps(this.tx, this.build.delivery, this.followUps, this.build.now)
   }
+}
+
+/** What a follow-up change file needs of a family: whose it is and the event it follows. */
+function followUpOf(family: LoadedFamily): { subscriberId: string; latestEventId: string | null } {
+  return { subscriberId: family.subscriber.id, latestEventId: family.latestEvent?.id ?? null }
 }
 
 /** The held-back members' errors raised and the fixed ones resolved, with the file (or its skipping). */
