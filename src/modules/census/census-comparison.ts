@@ -118,12 +118,15 @@ export class CensusComparison {
       // The carrier's member ids, learnt from this census: the first matching rule next time.
       const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
       const settle = this.compareBatch(families, match, census, learnt)
+      // The rows made now, not when the writes run: the batch's parsed census and its families
+      // then die young instead of waiting for the writes (and being promoted to the old generation).
+      const rows = batch.map((subscriber, offset) => ({
+        matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
+        // Kept for reading back only, so the carrier's SSNs are kept masked.
+        data: stringifyMaskedCensus(subscriber),
+      }))
       await this.c.writes.start(async () => {
-        await repo.insertCensusSubscribers(tx, this.c.censusRequestId, batch, (subscriber, offset) => ({
-          matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
-          // Kept for reading back only, so the carrier's SSNs are kept masked.
-          data: stringifyMaskedCensus(subscriber),
-        }), first)
+        await repo.insertCensusSubscribers(tx, this.c.censusRequestId, rows, (row) => row, first)
         await settle()
       })
     }
@@ -180,8 +183,10 @@ export class CensusComparison {
     // The census settles the families' submitted transactions: errors where a discrepancy
     // remains, and those are what the family's errors point at (transaction_ids).
     const withErrors = [...new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))]
+    // Only the ids wait for the writes, not the loaded families.
+    const familyIds = families.map((f) => f.subscriber.id)
     return async () => {
-      const settled = await repo.settleTransactions(tx, coveragePeriodId, families.map((f) => f.subscriber.id), withErrors, now)
+      const settled = await repo.settleTransactions(tx, coveragePeriodId, familyIds, withErrors, now)
       for (const t of settled) if (t.status === 'errors') this.errorTransactionsOf.set(t.subscriber_id, [...(this.errorTransactionsOf.get(t.subscriber_id) ?? []), t.id])
       await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId })), now, { carrierMemberIds: learnt })
     }
