@@ -42,4 +42,17 @@ describe.runIf(!!process.env.DATABASE_URL)('prepared queries on PostgreSQL', () 
       await handle.close()
     }
   })
+
+  it('when a prepared query fails, then it rejects with PostgreSQL’s error and the connection goes on serving it', async () => {
+    const { openDatabase } = await import('../src/db/database.js')
+    const handle = await openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL!, poolSize: 1 })
+    try {
+      const byId = prepare<{ id: string }, [id: string]>(1, (db, [id]) => db.selectFrom('users').select('id').where('id', '=', id!))
+      // Not a uuid: PostgreSQL refuses the value (22P02), as it refuses any bad input of a client.
+      await expect(byId(handle.db, 'not-a-uuid')).rejects.toMatchObject({ code: '22P02' })
+      expect(await byId(handle.db, '00000000-0000-7000-8000-000000000000')).toEqual([])
+    } finally {
+      await handle.close()
+    }
+  })
 })
