@@ -81,12 +81,12 @@ const CARRIER_GROUP_NUMBER = 'AET-BENCH-50000'
 const POOL_SIZE = 10 // the service's default DATABASE_POOL_SIZE; the floor's pool the same
 const TARGETS = { fileSeconds: 10, fileRssGrowthMb: 150, censusSeconds: 20, changeBuildSeconds: 3, coverageReadVsFloor: 0.6 }
 const FULL_SIZE = 50_000 // the size the targets are defined for
-const FAMILY_PAGE = 100 // file-builder.ts pages families by 100: the node-x12 side reads them the same way
+const FAMILY_PAGE = 200 // file-builder.ts pages families by 200: the node-x12 side reads them the same way
 
 // ---------------------------------------------------------------------------------------------
 // node-x12 on the same data: each side in its own child process (this script with
 // `--x12-side`), reading the coverage period's families from the database exactly as
-// file-builder.ts does (pages of 100 through members/enrollment-read-model.js, members composed by
+// file-builder.ts does (pages of 200 through members/enrollment-read-model.js, members composed by
 // edi-834-members.js, SSNs opened), with the envelope and header of the delivery the service
 // sent (its GS04/GS05 time read back from the file). `ours` streams them through the service's
 // writer into a file; `node-x12` builds node-x12's object model as bench/edi-834-generator.mjs
