@@ -12,7 +12,7 @@ import { JsonStringDecoder, JsonStringSyntaxError } from '../../lib/json-string-
 import { PRIVATE_FILE_MODE } from '../../lib/private-files.js'
 import { isStorableText, UNSTORABLE_TEXT_DETAIL, unstorableTextProblems } from '../../lib/storable-text.js'
 import { openSpooled834Census } from './census-834-body.js'
-import { CensusRequestShell, CensusSubscriberInput, MAX_CENSUS_SUBSCRIBERS, type CensusSubscriberInputT, type CreateCensusRequestInput } from './census-input.schema.js'
+import { CensusRequestShell, CensusSubscriberInput, MAX_CENSUS_SUBSCRIBERS, X12_834_MIN_LENGTH, type CensusSubscriberInputT, type CreateCensusRequestInput } from './census-input.schema.js'
 import { censusFromInput, requireOneFormat, type CensusSource } from './census-source.js'
 
 /**
@@ -26,8 +26,6 @@ import { censusFromInput, requireOneFormat, type CensusSource } from './census-s
 const SUBSCRIBERS_PATH = ['census_request', 'subscribers'] as const
 const X12_PATH = ['census_request', 'x12_834'] as const
 const X12_POINTER = '/census_request/x12_834'
-/** The schema's minLength for x12_834 (census-input.schema.ts): a shorter one is checked in the shell, as it always was. */
-const X12_MIN_LENGTH = 106
 const READ_CHUNK_BYTES = 1024 * 1024
 
 const checkShell = compileBodyValidator(CensusRequestShell)
@@ -161,8 +159,8 @@ export async function openSpooledCensus(body: SpooledBody): Promise<CensusSource
   }
   const shell = assemble(scanner.shellValues) as { census_request?: Record<string, unknown> }
   if (scanner.sawArray && shell.census_request) shell.census_request.subscribers = []
-  // Too short to be an 834: the schema says so, from the string itself, as for any other field.
-  const x12Streamed = decoded !== null && decoded.characters >= X12_MIN_LENGTH
+  // Too short to be an 834 (the schema's minLength): the schema says so, from the string itself, as for any other field.
+  const x12Streamed = decoded !== null && decoded.characters >= X12_834_MIN_LENGTH
   if (decoded && !x12Streamed && shell.census_request) shell.census_request.x12_834 = readFileSync(x12.path, 'utf8')
   refuseUnstorable(shell, '', x12Streamed && decoded!.unstorable ? [{ pointer: X12_POINTER, detail: UNSTORABLE_TEXT_DETAIL, code: 'invalid_character' }] : [])
   const checked = checkShell(shell, '')

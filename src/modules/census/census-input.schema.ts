@@ -88,9 +88,12 @@ export const MAX_CENSUS_SUBSCRIBERS = 500_000
 /** as_of of a census sent as the 834 itself (a JSON census carries it in its body). */
 export const CensusQuery = Type.Object({ as_of: Type.Optional({ ...IsoDate, description: 'For an 834 body: the date the carrier produced it; today when absent' }) })
 
+/** The shortest `x12_834` accepted: an ISA alone is 106 characters. */
+export const X12_834_MIN_LENGTH = 106
+
 const censusRequestFields = {
   as_of: Type.Optional({ ...IsoDate, description: 'The date the carrier produced the census; today when absent' }),
-  x12_834: Type.Optional(Type.String({ minLength: 106, description: "The carrier's 834 audit file (005010X220A1) as text, instead of subscribers" })),
+  x12_834: Type.Optional(Type.String({ minLength: X12_834_MIN_LENGTH, description: "The carrier's 834 audit file (005010X220A1) as text, instead of subscribers" })),
 }
 const censusRequestOptions = { additionalProperties: false, description: 'Exactly one of `subscribers` (JSON) or `x12_834` (an 834 audit file)' }
 
