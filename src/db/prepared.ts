@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import {
   CompiledQuery,
+  type QueryResult,
+  type RawBuilder,
   DummyDriver,
   Kysely,
   PostgresAdapter,
@@ -17,6 +19,33 @@ const statementNames = new Map<string, string>()
 /** The server-side statement name of a prepared query's text, or undefined for any other SQL. */
 export function preparedStatementName(text: string): string | undefined {
   return statementNames.get(text)
+}
+
+function nameStatement(text: string): void {
+  statementNames.set(text, `enrollsync_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`)
+}
+
+/**
+ * Bounds the statements `executeNamed` names on each connection. Its callers' texts are fixed
+ * (every value is a parameter, lists as arrays), so a few dozen exist; past the bound a text runs
+ * unnamed rather than piling up statements on the server.
+ */
+const MAX_NAMED_RAW_STATEMENTS = 200
+let namedRawStatements = 0
+
+/**
+ * Runs raw SQL of a fixed text (values as parameters, lists as one array parameter) as a named
+ * statement on PostgreSQL, like `prepare`'s queries: for the statements bulk work repeats a
+ * batch at a time (a census's 200 batches, a full file's 250 pages), which the server otherwise
+ * parses and plans on every batch (a fifth of a census's database time, bench/RESULTS.md).
+ */
+export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>): Promise<QueryResult<Row>> {
+  const compiled = query.compile(db)
+  if (!statementNames.has(compiled.sql) && namedRawStatements < MAX_NAMED_RAW_STATEMENTS) {
+    namedRawStatements++
+    nameStatement(compiled.sql)
+  }
+  return db.executeQuery<Row>(compiled)
 }
 
 /** A Kysely that only compiles (Kysely's documented "DummyDriver" set-up): it never connects. */
@@ -52,7 +81,7 @@ export function prepare<Row, Params extends readonly unknown[]>(
   if (used.size !== arity) {
     throw new Error(`prepared query must use each of its ${arity} parameters: ${compiled.sql}`)
   }
-  statementNames.set(compiled.sql, `enrollsync_${createHash('sha256').update(compiled.sql).digest('hex').slice(0, 16)}`)
+  nameStatement(compiled.sql)
   return async (db, ...params) => {
     const values = binders.map((binder) => ('param' in binder ? params[binder.param] : binder.constant))
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, values))

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { executeNamed } from '../../db/prepared.js'
 import type { Executor } from '../../db/schema.js'
 import { RULES, type MatchRule } from './match.js'
 
@@ -28,15 +29,15 @@ const keyColumns = (rows: readonly { keys: RuleKeys }[]) => [0, 1, 2, 3].map((ru
 export async function insertCarrierKeys(tx: Executor, rows: readonly { position: number; keys: RuleKeys }[]): Promise<void> {
   if (rows.length === 0) return
   const [k0, k1, k2, k3] = keyColumns(rows)
-  await sql`INSERT INTO census_carrier_keys (position, k0, k1, k2, k3)
-            SELECT * FROM unnest(${rows.map((row) => row.position)}::integer[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`.execute(tx)
+  await executeNamed(tx, sql`INSERT INTO census_carrier_keys (position, k0, k1, k2, k3)
+            SELECT * FROM unnest(${rows.map((row) => row.position)}::integer[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
 }
 
 export async function insertPlatformKeys(tx: Executor, rows: readonly { ord: number; memberId: string; keys: RuleKeys }[]): Promise<void> {
   if (rows.length === 0) return
   const [k0, k1, k2, k3] = keyColumns(rows)
-  await sql`INSERT INTO census_platform_keys (ord, member_id, k0, k1, k2, k3)
-            SELECT * FROM unnest(${rows.map((row) => row.ord)}::integer[], ${rows.map((row) => row.memberId)}::uuid[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`.execute(tx)
+  await executeNamed(tx, sql`INSERT INTO census_platform_keys (ord, member_id, k0, k1, k2, k3)
+            SELECT * FROM unnest(${rows.map((row) => row.ord)}::integer[], ${rows.map((row) => row.memberId)}::uuid[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
 }
 
 /** Pairs the subscribers, rule by rule, strongest first. */
@@ -68,17 +69,17 @@ export interface SubscriberPairRow {
 
 /** The pairs of census positions [from, to), in position order. */
 export async function pairsBetween(tx: Executor, from: number, to: number): Promise<SubscriberPairRow[]> {
-  const rows = await sql<{ position: number; member_id: string; rule: number }>`
+  const rows = await executeNamed(tx, sql<{ position: number; member_id: string; rule: number }>`
     SELECT m.position, p.member_id, m.rule FROM census_subscriber_pairs m JOIN census_platform_keys p ON p.ord = m.ord
-     WHERE m.position >= ${from} AND m.position < ${to} ORDER BY m.position`.execute(tx)
+     WHERE m.position >= ${from} AND m.position < ${to} ORDER BY m.position`)
   return rows.rows.map((row) => ({ position: row.position, memberId: row.member_id, matchedBy: RULES[row.rule]! }))
 }
 
 /** Platform subscribers no census subscriber paired, in id order, `limit` after `afterOrd`. */
 export async function unpairedPlatformSubscribers(tx: Executor, afterOrd: number, limit: number): Promise<{ ord: number; memberId: string }[]> {
-  const rows = await sql<{ ord: number; member_id: string }>`
+  const rows = await executeNamed(tx, sql<{ ord: number; member_id: string }>`
     SELECT p.ord, p.member_id FROM census_platform_keys p
      WHERE p.ord > ${afterOrd} AND NOT EXISTS (SELECT 1 FROM census_subscriber_pairs m WHERE m.ord = p.ord)
-     ORDER BY p.ord LIMIT ${limit}`.execute(tx)
+     ORDER BY p.ord LIMIT ${limit}`)
   return rows.rows.map((row) => ({ ord: row.ord, memberId: row.member_id }))
 }

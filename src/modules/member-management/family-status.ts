@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
+import { executeNamed } from '../../db/prepared.js'
 import type { Executor, TransactionStatus } from '../../db/schema.js'
 import { emitEvents, type DomainEvent } from '../events/events.js'
 
@@ -18,11 +19,11 @@ const EVENT_TYPE = 'subscriber.status_changed'
 
 /** Whether any watcher of the account (or any operator's) takes subscriber.status_changed. */
 async function anyoneWatches(tx: Executor, subscriberId: string): Promise<boolean> {
-  const row = await sql<{ watched: boolean }>`
+  const row = await executeNamed(tx, sql<{ watched: boolean }>`
     SELECT EXISTS (
       SELECT 1 FROM watchers w JOIN accounts a ON a.id = w.account_id
        WHERE w.status = 'active' AND w.deleted_at IS NULL AND ${EVENT_TYPE} = ANY(w.event_types)
-         AND (a.kind = 'service' OR w.account_id = (SELECT account_id FROM members WHERE id = ${subscriberId}))) AS watched`.execute(tx)
+         AND (a.kind = 'service' OR w.account_id = (SELECT account_id FROM members WHERE id = ${subscriberId}))) AS watched`)
   return row.rows[0]?.watched ?? false
 }
 
@@ -57,7 +58,7 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
 
   // One UPDATE of members for the statuses and the learnt carrier ids: each member row is
   // rewritten once, not once per change (a census settles and learns for the same 125,000).
-  const changed = await sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
+  const changed = await executeNamed(tx, sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
     WITH families AS (${families}),
     latest AS (
       SELECT DISTINCT ON (t.subscriber_id) t.subscriber_id, t.status, f.coverage_period_id
@@ -81,7 +82,7 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
       RETURNING m.id, m.kind, m.account_id, m.group_id, c.coverage_period_id, c.previous, m.status
     )
     SELECT id, account_id, group_id, coverage_period_id, previous, status FROM updated
-     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`.execute(tx)
+     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`)
   if (!report) return 0
   const events: DomainEvent[] = changed.rows.map((row) => ({
     type: EVENT_TYPE,

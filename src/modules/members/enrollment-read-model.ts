@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { executeNamed } from '../../db/prepared.js'
 import type { Executor } from '../../db/schema.js'
 import { todayUtc } from '../../lib/clock.js'
 import { inForceOn, type CoverageLevel } from '../coverage-timeline/coverage-timeline.model.js'
@@ -182,7 +183,7 @@ export async function loadFamilies(
   const plans = options.plans ?? (await plansOfPeriod(db, coveragePeriodId))
   // The four queries go together: on the build's one connection they then run back to back, not
   // each behind whatever the file writes in between (file-builder.ts reads ahead while it writes).
-  const membersQuery = sql<LoadedMember>`
+  const membersQuery = executeNamed(db, sql<LoadedMember>`
     SELECT m.id, m.subscriber_id, m.kind, m.external_identifier, m.carrier_member_id, m.first_name, m.middle_name, m.last_name,
            to_char(m.birth_date, 'YYYY-MM-DD') AS birth_date, m.gender, m.ssn_ciphertext, m.ssn_key_id, m.ssn_hash, m.ssn_last_four,
            m.marital_status, m.tobacco_use, m.handicapped, m.subscriber_relationship,
@@ -205,21 +206,21 @@ export async function loadFamilies(
       LEFT JOIN members sub ON sub.id = m.subscriber_id
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
      WHERE m.id = ANY(${ids}::uuid[]) OR m.subscriber_id = ANY(${ids}::uuid[])
-     ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`.execute(db)
-  const spansQuery = sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
+     ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`)
+  const spansQuery = executeNamed(db, sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
     SELECT s.member_id, s.line, s.plan_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
            s.status, s.volume, s.coverage_level
       FROM coverage_spans s
      WHERE s.subscriber_id = ANY(${ids}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
-     ORDER BY s.member_id, s.line, s.start_date`.execute(db)
-  const pcpsQuery = sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
+     ORDER BY s.member_id, s.line, s.start_date`)
+  const pcpsQuery = executeNamed(db, sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
     SELECT DISTINCT ON (member_id, plan_id) member_id, plan_id, npi, first_name, last_name, organization_name
       FROM provider_selections
      WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${ids}::uuid[]) OR subscriber_id = ANY(${ids}::uuid[]))
-     ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`.execute(db)
+     ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`)
   // Every event of the family (a change file names its loops after them), or for a full file only
   // the latest on the coverage period (its eligibility date), straight off its index.
-  const eventsQuery = (options.allEvents
+  const eventsQuery = executeNamed(db, options.allEvents
     ? sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
         SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
@@ -231,8 +232,8 @@ export async function loadFamilies(
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
           FROM qualifying_life_events
          WHERE subscriber_id = ANY(${ids}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
-         ORDER BY subscriber_id, created_at DESC, id DESC`
-  ).execute(db)
+         ORDER BY subscriber_id, created_at DESC, id DESC`,
+  )
   const [members, spans, pcps, events] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery])
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
