@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database, Db } from '../../db/schema.js'
 import { enqueueJob } from '../../jobs/outbox.js'
+import { turnOfEventLoop } from '../../lib/event-loop.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
@@ -351,7 +352,7 @@ async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<strin
       yield family
       // Writing a page runs on resolved promises only; without a turn of the event loop now and
       // then, the answers to the next pages' queries would wait until this page is written.
-      if (index % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve))
+      if (index % YIELD_EVERY === YIELD_EVERY - 1) await turnOfEventLoop()
     }
   }
 }

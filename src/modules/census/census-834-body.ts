@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import type { SpooledBody } from '../../http/spooled-body.js'
 import { unstorableTextError } from '../../http/unstorable-text.js'
+import { turnOfEventLoop } from '../../lib/event-loop.js'
 import { UNSTORABLE_TEXT_DETAIL } from '../../lib/storable-text.js'
 import { Edi834ParseError } from '../edi-834/edi-834.errors.js'
 import type { Edi834Member } from '../edi-834/edi-834.model.js'
@@ -76,8 +77,11 @@ export async function openSpooled834Census(body: Pick<SpooledBody, 'path' | 'byt
       const add = (family: CensusSubscriberInputT | undefined) => {
         if (family) batch.push(family)
       }
+      let read = 0
       for await (const member of membersOf(body.path, pointer)) {
         add(families.add(member))
+        // Members parsed between two turns of the event loop (see lib/event-loop.ts).
+        if (++read % 100 === 0) await turnOfEventLoop()
         if (batch.length === size) {
           yield batch
           batch = []

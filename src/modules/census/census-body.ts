@@ -7,6 +7,7 @@ import type { SpooledBody } from '../../http/spooled-body.js'
 import { MAX_UNSTORABLE_TEXT_PROBLEMS, unstorableTextError } from '../../http/unstorable-text.js'
 import { compileBodyValidator } from '../../http/validation.js'
 import type { FieldProblem } from '../../lib/domain-error.js'
+import { turnOfEventLoop } from '../../lib/event-loop.js'
 import { JsonStreamError, JsonStreamScanner, type ShellValue } from '../../lib/json-stream.js'
 import { JsonStringDecoder, JsonStringSyntaxError } from '../../lib/json-string-decoder.js'
 import { PRIVATE_FILE_MODE } from '../../lib/private-files.js'
@@ -27,6 +28,8 @@ const SUBSCRIBERS_PATH = ['census_request', 'subscribers'] as const
 const X12_PATH = ['census_request', 'x12_834'] as const
 const X12_POINTER = '/census_request/x12_834'
 const READ_CHUNK_BYTES = 1024 * 1024
+/** Subscribers parsed between two turns of the event loop (see lib/event-loop.ts). */
+const YIELD_EVERY = 25
 
 const checkShell = compileBodyValidator(CensusRequestShell)
 const checkSubscriber = compileBodyValidator(CensusSubscriberInput)
@@ -184,6 +187,7 @@ export async function openSpooledCensus(body: SpooledBody): Promise<CensusSource
       for await (const texts of scanFile(body.path, true)) {
         for (const text of texts) {
           batch.push(readSubscriber(text, index++))
+          if (index % YIELD_EVERY === 0) await turnOfEventLoop()
           if (batch.length === size) {
             yield batch
             batch = []

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
+import { turnOfEventLoop } from '../../lib/event-loop.js'
 import { loadFamilies, plansOfPeriod, type LoadedFamily, type LoadWindow } from '../members/index.js'
 import type { DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import type { FoundDiscrepancy } from '../errors/raise-errors.js'
@@ -107,17 +108,22 @@ export class CensusComparison {
       next = loadPaired(position, position + batchSize)
       next.catch(() => undefined) // awaited on the next turn or after the loop
       const census = censusMembers(batch, this.c.resolvePlan, this.c.hashSsn, first)
+      // A batch is tens of milliseconds of work here: between its pieces, the database's answers
+      // are read and its next statements sent (lib/event-loop.ts), so it is not left idle.
+      await turnOfEventLoop()
       const platform = platformMembers(families)
       const platformByKey = new Map(platform.map((m) => [m.key, m]))
       const censusByKey = new Map(census.members.map((m) => [m.key, m]))
       const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
       const match = completeMatch(platform, census.members, subscriberPairs)
       this.memberCount += census.members.length
+      await turnOfEventLoop()
 
       const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
       // The carrier's member ids, learnt from this census: the first matching rule next time.
       const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
       const settle = this.compareBatch(families, match, census, learnt)
+      await turnOfEventLoop()
       // The rows made now, not when the writes run: the batch's parsed census and its families
       // then die young instead of waiting for the writes (and being promoted to the old generation).
       const rows = batch.map((subscriber, offset) => ({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
+import { turnOfEventLoop } from '../../lib/event-loop.js'
 import { enrolledSubscriberIds } from '../members/index.js'
 import type { BatchWrites } from './batch-writes.js'
 import { censusSubscriberIdentity } from './census-members.js'
@@ -30,6 +31,8 @@ export async function readCensusKeys(tx: Executor, source: CensusSource, hashSsn
     const first = subscriberCount
     subscriberCount += batch.length
     if (digestSubscribers) batch.forEach((subscriber, offset) => digest.update(`${first + offset === 0 ? '' : ','}${JSON.stringify(subscriber)}`))
+    // The platform's keys are read and written meanwhile: let their answers in (lib/event-loop.ts).
+    await turnOfEventLoop()
     const keys = batch.map((subscriber, offset) => ({ position: first + offset, keys: ruleKeys(censusSubscriberIdentity(subscriber, hashSsn)) }))
     await writes.start(() => matching.insertCarrierKeys(tx, keys))
   }
