@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { executeNamed } from '../../db/prepared.js'
+import { arrayLiteral } from '../../db/array-literal.js'
 import type { Executor } from '../../db/schema.js'
 import { RULES, type MatchRule } from './match.js'
 
@@ -24,20 +25,20 @@ export async function createMatchingTables(tx: Executor): Promise<void> {
 }
 
 /** Each rule's key as one array: the rows travel as five arrays, so a batch is one short statement. */
-const keyColumns = (rows: readonly { keys: RuleKeys }[]) => [0, 1, 2, 3].map((rule) => rows.map((row) => row.keys[rule] ?? null))
+const keyColumns = (rows: readonly { keys: RuleKeys }[]) => [0, 1, 2, 3].map((rule) => arrayLiteral(rows.map((row) => row.keys[rule] ?? null)))
 
 export async function insertCarrierKeys(tx: Executor, rows: readonly { position: number; keys: RuleKeys }[]): Promise<void> {
   if (rows.length === 0) return
   const [k0, k1, k2, k3] = keyColumns(rows)
   await executeNamed(tx, sql`INSERT INTO census_carrier_keys (position, k0, k1, k2, k3)
-            SELECT * FROM unnest(${rows.map((row) => row.position)}::integer[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
+            SELECT * FROM unnest(${arrayLiteral(rows.map((row) => row.position))}::integer[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
 }
 
 export async function insertPlatformKeys(tx: Executor, rows: readonly { ord: number; memberId: string; keys: RuleKeys }[]): Promise<void> {
   if (rows.length === 0) return
   const [k0, k1, k2, k3] = keyColumns(rows)
   await executeNamed(tx, sql`INSERT INTO census_platform_keys (ord, member_id, k0, k1, k2, k3)
-            SELECT * FROM unnest(${rows.map((row) => row.ord)}::integer[], ${rows.map((row) => row.memberId)}::uuid[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
+            SELECT * FROM unnest(${arrayLiteral(rows.map((row) => row.ord))}::integer[], ${arrayLiteral(rows.map((row) => row.memberId))}::uuid[], ${k0}::text[], ${k1}::text[], ${k2}::text[], ${k3}::text[])`)
 }
 
 /** Pairs the subscribers, rule by rule, strongest first. */

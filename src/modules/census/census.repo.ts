@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely'
 import { executeNamed } from '../../db/prepared.js'
+import { arrayLiteral } from '../../db/array-literal.js'
 import type { CensusRequestsTable, Executor } from '../../db/schema.js'
 
 /**
@@ -65,7 +66,7 @@ export async function insertCensusSubscribers<T>(
       INSERT INTO census_subscribers (census_request_id, position, matched_subscriber_id, data)
       SELECT ${censusRequestId}::uuid, ${firstPosition + start}::integer + d.ordinality::integer - 1, m.matched_subscriber_id, d.data
         FROM json_array_elements(${`[${rows.map((row) => row.data).join(',')}]`}::json) WITH ORDINALITY AS d(data, ordinality)
-        JOIN unnest(${rows.map((row) => row.matched_subscriber_id)}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`)
+        JOIN unnest(${arrayLiteral(rows.map((row) => row.matched_subscriber_id))}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`)
   }
 }
 
@@ -113,7 +114,7 @@ export async function subscriberIdentities(tx: Executor, ids: readonly string[])
   if (ids.length === 0) return []
   const rows = await executeNamed(tx, sql<{ id: string; carrier_member_id: string | null; ssn_hash: string | null; first_name: string; last_name: string; birth_date: string | null }>`
     SELECT id, carrier_member_id, ssn_hash, first_name, last_name, to_char(birth_date, 'YYYY-MM-DD') AS birth_date
-      FROM members WHERE id = ANY(${ids}::uuid[])`)
+      FROM members WHERE id = ANY(${arrayLiteral(ids)}::uuid[])`)
   const byId = new Map(rows.rows.map((row) => [row.id, row]))
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
@@ -127,8 +128,8 @@ export async function settleTransactions(tx: Executor, coveragePeriodId: string,
   if (subscriberIds.length === 0) return []
   const rows = await executeNamed(tx, sql<{ id: string; subscriber_id: string; status: 'synced' | 'errors'; created_at: Date }>`
     UPDATE member_transactions
-       SET status = CASE WHEN subscriber_id = ANY(${withErrors}::uuid[]) THEN 'errors' ELSE 'synced' END, completed_at = ${now}, updated_at = ${now}
-     WHERE coverage_period_id = ${coveragePeriodId} AND status = 'submitted' AND subscriber_id = ANY(${subscriberIds}::uuid[])
+       SET status = CASE WHEN subscriber_id = ANY(${arrayLiteral(withErrors)}::uuid[]) THEN 'errors' ELSE 'synced' END, completed_at = ${now}, updated_at = ${now}
+     WHERE coverage_period_id = ${coveragePeriodId} AND status = 'submitted' AND subscriber_id = ANY(${arrayLiteral(subscriberIds)}::uuid[])
      RETURNING id, subscriber_id, status, created_at`)
   return rows.rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import { executeNamed } from '../../db/prepared.js'
+import { arrayLiteral } from '../../db/array-literal.js'
 import type { Executor, TransactionStatus } from '../../db/schema.js'
 import { emitEvents, type DomainEvent } from '../events/events.js'
 
@@ -49,7 +50,7 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
     sample = first.rows[0]?.subscriber_id
   } else {
     const unique = new Map(selection.map((family) => [family.subscriberId, family.coveragePeriodId]))
-    families = sql`SELECT * FROM unnest(${[...unique.keys()]}::uuid[], ${[...unique.values()]}::uuid[]) AS f(subscriber_id, coverage_period_id)`
+    families = sql`SELECT * FROM unnest(${arrayLiteral([...unique.keys()])}::uuid[], ${arrayLiteral([...unique.values()])}::uuid[]) AS f(subscriber_id, coverage_period_id)`
     sample = unique.keys().next().value
   }
   const learnt = options.carrierMemberIds ?? []
@@ -70,7 +71,7 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
       UNION ALL
       SELECT d.id, d.status, l.status, l.coverage_period_id FROM latest l JOIN members d ON d.subscriber_id = l.subscriber_id WHERE d.status <> l.status
     ),
-    learnt AS (SELECT * FROM unnest(${learnt.map((m) => m.memberId)}::uuid[], ${learnt.map((m) => m.carrierMemberId)}::text[]) AS x(id, carrier_member_id)),
+    learnt AS (SELECT * FROM unnest(${arrayLiteral(learnt.map((m) => m.memberId))}::uuid[], ${arrayLiteral(learnt.map((m) => m.carrierMemberId))}::text[]) AS x(id, carrier_member_id)),
     changes AS (
       SELECT coalesce(r.id, x.id) AS id, r.previous, r.status, r.coverage_period_id, x.carrier_member_id
         FROM restatus r FULL JOIN learnt x ON x.id = r.id

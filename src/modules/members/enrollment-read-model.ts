@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { executeNamed } from '../../db/prepared.js'
+import { arrayLiteral } from '../../db/array-literal.js'
 import type { Executor } from '../../db/schema.js'
 import { todayUtc } from '../../lib/clock.js'
 import { inForceOn, type CoverageLevel } from '../coverage-timeline/coverage-timeline.model.js'
@@ -178,6 +179,7 @@ export async function loadFamilies(
 ): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
+  const idList = arrayLiteral(ids)
   const coveragePeriodId = window.coveragePeriodId
   // The plan's names come from the period's plans, read once, not with each of 200,000 spans.
   const plans = options.plans ?? (await plansOfPeriod(db, coveragePeriodId))
@@ -205,18 +207,18 @@ export async function loadFamilies(
       FROM members m
       LEFT JOIN members sub ON sub.id = m.subscriber_id
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
-     WHERE m.id = ANY(${ids}::uuid[]) OR m.subscriber_id = ANY(${ids}::uuid[])
+     WHERE m.id = ANY(${idList}::uuid[]) OR m.subscriber_id = ANY(${idList}::uuid[])
      ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`)
   const spansQuery = executeNamed(db, sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
     SELECT s.member_id, s.line, s.plan_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
            s.status, s.volume, s.coverage_level
       FROM coverage_spans s
-     WHERE s.subscriber_id = ANY(${ids}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
+     WHERE s.subscriber_id = ANY(${idList}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
      ORDER BY s.member_id, s.line, s.start_date`)
   const pcpsQuery = executeNamed(db, sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
     SELECT DISTINCT ON (member_id, plan_id) member_id, plan_id, npi, first_name, last_name, organization_name
       FROM provider_selections
-     WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${ids}::uuid[]) OR subscriber_id = ANY(${ids}::uuid[]))
+     WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${idList}::uuid[]) OR subscriber_id = ANY(${idList}::uuid[]))
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`)
   // Every event of the family (a change file names its loops after them), or for a full file only
   // the latest on the coverage period (its eligibility date), straight off its index.
@@ -225,13 +227,13 @@ export async function loadFamilies(
         SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
           FROM qualifying_life_events
-         WHERE subscriber_id = ANY(${ids}::uuid[])
+         WHERE subscriber_id = ANY(${idList}::uuid[])
          ORDER BY subscriber_id, created_at, id`
     : sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
         SELECT DISTINCT ON (subscriber_id) subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
           FROM qualifying_life_events
-         WHERE subscriber_id = ANY(${ids}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
+         WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
          ORDER BY subscriber_id, created_at DESC, id DESC`,
   )
   const [members, spans, pcps, events] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery])
