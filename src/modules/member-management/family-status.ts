@@ -59,7 +59,11 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
 
   // One UPDATE of members for the statuses and the learnt carrier ids: each member row is
   // rewritten once, not once per change (a census settles and learns for the same 125,000).
-  const changed = await executeNamed(tx, sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
+  // A list is a batch of bulk work (a census's 250 families), repeated: a named statement. A
+  // delivery's families are refreshed once per file, tens of thousands at a time: planned for
+  // each, not with a generic plan made for another size.
+  const run = <Row>(query: RawBuilder<Row>) => ('fileDeliveryId' in selection ? query.execute(tx) : executeNamed(tx, query))
+  const changed = await run(sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
     WITH families AS (${families}),
     latest AS (
       SELECT DISTINCT ON (t.subscriber_id) t.subscriber_id, t.status, f.coverage_period_id
