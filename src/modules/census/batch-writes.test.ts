@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BatchWrites } from './batch-writes.js'
+import { BatchWrites, settlingOnFailure } from './batch-writes.js'
 
 /** A write that ends when told to: resolve() or reject(). */
 function controlledWrite() {
@@ -55,5 +55,37 @@ describe('BatchWrites', () => {
     slow.resolve()
     await expect(done).rejects.toThrow('insert failed')
     expect(slowEnded).toBe(true)
+  })
+
+  it('fails with the first write that failed, not with the older batch that failed after it', async () => {
+    const writes = new BatchWrites(2)
+    const older = controlledWrite()
+    const younger = controlledWrite()
+    await writes.start(() => older.promise)
+    await writes.start(() => younger.promise)
+    younger.reject(new Error('duplicate key'))
+    await settle()
+    // Once a statement fails, PostgreSQL refuses every later one of the transaction.
+    older.reject(new Error('current transaction is aborted'))
+    await expect(writes.done()).rejects.toThrow('duplicate key')
+  })
+
+  it('when the work that starts writes fails, then settlingOnFailure waits for every write in flight before failing with its error', async () => {
+    const writes = new BatchWrites(2)
+    const pending = controlledWrite()
+    let writeEnded = false
+    void pending.promise.then(() => (writeEnded = true))
+    const outcome = settlingOnFailure([writes], async () => {
+      await writes.start(() => pending.promise)
+      throw new Error('reading failed')
+    })
+    let failedAt: boolean | null = null
+    outcome.catch(() => (failedAt = writeEnded))
+    await settle()
+    expect(failedAt).toBe(null)
+
+    pending.resolve()
+    await expect(outcome).rejects.toThrow('reading failed')
+    expect(failedAt).toBe(true)
   })
 })

@@ -100,41 +100,47 @@ export class CensusComparison {
     }
     let position = 0
     let next = loadPaired(0, batchSize)
-    for await (const batch of source.batches(batchSize)) {
-      const first = position
-      position += batch.length
-      // Batches hold batchSize subscribers but the last: the next one starts at `position`.
-      const { pairRows, families } = await next
-      next = loadPaired(position, position + batchSize)
-      next.catch(() => undefined) // awaited on the next turn or after the loop
-      const census = censusMembers(batch, this.c.resolvePlan, this.c.hashSsn, first)
-      // A batch is tens of milliseconds of work here: between its pieces, the database's answers
-      // are read and its next statements sent (lib/event-loop.ts), so it is not left idle.
-      await turnOfEventLoop()
-      const platform = platformMembers(families)
-      const platformByKey = new Map(platform.map((m) => [m.key, m]))
-      const censusByKey = new Map(census.members.map((m) => [m.key, m]))
-      const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
-      const match = completeMatch(platform, census.members, subscriberPairs)
-      this.memberCount += census.members.length
-      await turnOfEventLoop()
+    try {
+      for await (const batch of source.batches(batchSize)) {
+        const first = position
+        position += batch.length
+        // Batches hold batchSize subscribers but the last: the next one starts at `position`.
+        const { pairRows, families } = await next
+        next = loadPaired(position, position + batchSize)
+        next.catch(() => undefined) // awaited on the next turn or after the loop
+        const census = censusMembers(batch, this.c.resolvePlan, this.c.hashSsn, first)
+        // A batch is tens of milliseconds of work here: between its pieces, the database's answers
+        // are read and its next statements sent (lib/event-loop.ts), so it is not left idle.
+        await turnOfEventLoop()
+        const platform = platformMembers(families)
+        const platformByKey = new Map(platform.map((m) => [m.key, m]))
+        const censusByKey = new Map(census.members.map((m) => [m.key, m]))
+        const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
+        const match = completeMatch(platform, census.members, subscriberPairs)
+        this.memberCount += census.members.length
+        await turnOfEventLoop()
 
-      const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
-      // The carrier's member ids, learnt from this census: the first matching rule next time.
-      const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
-      const settle = this.compareBatch(families, match, census, learnt)
-      await turnOfEventLoop()
-      // The rows made now, not when the writes run: the batch's parsed census and its families
-      // then die young instead of waiting for the writes (and being promoted to the old generation).
-      const rows = batch.map((subscriber, offset) => ({
-        matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
-        // Kept for reading back only, so the carrier's SSNs are kept masked.
-        data: stringifyMaskedCensus(subscriber),
-      }))
-      await this.c.writes.start(async () => {
-        await repo.insertCensusSubscribers(tx, this.c.censusRequestId, rows, (row) => row, first)
-        await settle()
-      })
+        const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
+        // The carrier's member ids, learnt from this census: the first matching rule next time.
+        const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
+        const settle = this.compareBatch(families, match, census, learnt)
+        await turnOfEventLoop()
+        // The rows made now, not when the writes run: the batch's parsed census and its families
+        // then die young instead of waiting for the writes (and being promoted to the old generation).
+        const rows = batch.map((subscriber, offset) => ({
+          matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
+          // Kept for reading back only, so the carrier's SSNs are kept masked.
+          data: stringifyMaskedCensus(subscriber),
+        }))
+        await this.c.writes.start(async () => {
+          await repo.insertCensusSubscribers(tx, this.c.censusRequestId, rows, (row) => row, first)
+          await settle()
+        })
+      }
+    } catch (error) {
+      // The next batch's read may still be running: it too ends before the transaction rolls back.
+      await next.catch(() => undefined)
+      throw error
     }
     await next
   }

@@ -8,7 +8,7 @@ import { windowOf } from '../members/index.js'
 import { coveragePeriodNotFound } from '../coverage-periods/coverage-periods.errors.js'
 import { autoResolveErrors, raiseErrors } from '../errors/raise-errors.js'
 import { emitEvent } from '../events/events.js'
-import { BatchWrites } from './batch-writes.js'
+import { BatchWrites, settlingOnFailure } from './batch-writes.js'
 import { CensusComparison } from './census-comparison.js'
 import type { CreateCensusRequestInput } from './census-input.schema.js'
 import * as matching from './census-matching.repo.js'
@@ -86,15 +86,19 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         await repo.lockCoveragePeriodCensus(tx, cp.id)
         await matching.createMatchingTables(tx)
         const writes = new BatchWrites()
+        const platformWrites = new BatchWrites()
         // Both sides' keys at once, each with its own writes in flight: the census's reading is
         // this process's work, the platform's mostly the database's.
-        // Both are waited for even when one fails: nothing may still use the transaction once it rolls back.
+        // Both, and their writes, are waited for even when one fails: nothing may still use the
+        // transaction once it rolls back (batch-writes.ts).
         const [censusKeys, platformKeys] = await Promise.allSettled([
           readCensusKeys(tx, source, hashSsn, writes, FAMILY_BATCH),
-          readPlatformKeys(tx, cp.id, new BatchWrites(), FAMILY_BATCH),
+          readPlatformKeys(tx, cp.id, platformWrites, FAMILY_BATCH),
         ])
-        if (censusKeys.status === 'rejected') throw censusKeys.reason
-        if (platformKeys.status === 'rejected') throw platformKeys.reason
+        if (censusKeys.status === 'rejected' || platformKeys.status === 'rejected') {
+          await Promise.all([writes.settle(), platformWrites.settle()])
+          throw censusKeys.status === 'rejected' ? censusKeys.reason : (platformKeys as PromiseRejectedResult).reason
+        }
         const { subscriberCount, contentSha256 } = censusKeys.value
         const latest = await repo.latestCensusRequest(tx, cp.id)
         if (latest && latest.content_sha256 === contentSha256) throw new SameCensusAgain(latest.id)
@@ -116,7 +120,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
           completed_at: now,
         })
         const comparison = new CensusComparison({ tx, coveragePeriodId: cp.id, window, censusRequestId, compareOptions, resolvePlan, hashSsn, writes, batchSize: FAMILY_BATCH, now })
-        await comparison.compare(source)
+        await settlingOnFailure([writes], () => comparison.compare(source))
         const found = comparison.discrepancies()
 
         // Before any error links the census request: their rendered copy of it shows these.
