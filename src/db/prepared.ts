@@ -31,6 +31,9 @@ function nameStatement(text: string): void {
  * unnamed rather than piling up statements on the server.
  */
 const MAX_NAMED_RAW_STATEMENTS = 200
+
+/** The longest id list a statement run through `executeNamed` takes named: a batch of bulk work (250 families) fits. */
+export const NAMED_LIST_MAX = 1000
 let namedRawStatements = 0
 
 /**
@@ -38,10 +41,13 @@ let namedRawStatements = 0
  * statement on PostgreSQL, like `prepare`'s queries: for the statements bulk work repeats a
  * batch at a time (a census's 200 batches, a full file's 250 pages), which the server otherwise
  * parses and plans on every batch (a fifth of a census's database time, bench/RESULTS.md).
+ * After five runs PostgreSQL may keep a generic plan, made without the values: it assumes a list
+ * parameter holds about ten elements. So a caller whose list may be far longer than a batch
+ * passes `named` false for it (see NAMED_LIST_MAX), and that run is planned for its own size.
  */
-export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>): Promise<QueryResult<Row>> {
+export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>, named = true): Promise<QueryResult<Row>> {
   const compiled = query.compile(db)
-  if (!statementNames.has(compiled.sql) && namedRawStatements < MAX_NAMED_RAW_STATEMENTS) {
+  if (named && !statementNames.has(compiled.sql) && namedRawStatements < MAX_NAMED_RAW_STATEMENTS) {
     namedRawStatements++
     nameStatement(compiled.sql)
   }

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import { executeNamed } from '../../db/prepared.js'
+import { executeNamed, NAMED_LIST_MAX } from '../../db/prepared.js'
 import { arrayLiteral } from '../../db/array-literal.js'
 import type { Executor, TransactionStatus } from '../../db/schema.js'
 import { emitEvents, type DomainEvent } from '../events/events.js'
@@ -59,10 +59,11 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
 
   // One UPDATE of members for the statuses and the learnt carrier ids: each member row is
   // rewritten once, not once per change (a census settles and learns for the same 125,000).
-  // A list is a batch of bulk work (a census's 250 families), repeated: a named statement. A
-  // delivery's families are refreshed once per file, tens of thousands at a time: planned for
-  // each, not with a generic plan made for another size.
-  const run = <Row>(query: RawBuilder<Row>) => ('fileDeliveryId' in selection ? query.execute(tx) : executeNamed(tx, query))
+  // A list of a batch's size (a census's 250 families) is repeated bulk work: a named statement. A
+  // delivery's families, or a longer list, are planned for their size, not with a generic plan
+  // made for another (executeNamed).
+  const named = !('fileDeliveryId' in selection) && selection.length <= NAMED_LIST_MAX
+  const run = <Row>(query: RawBuilder<Row>) => executeNamed(tx, query, named)
   const changed = await run(sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
     WITH families AS (${families}),
     latest AS (

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { executeNamed } from '../../db/prepared.js'
+import { executeNamed, NAMED_LIST_MAX } from '../../db/prepared.js'
 import { arrayLiteral } from '../../db/array-literal.js'
 import type { Executor } from '../../db/schema.js'
 import { todayUtc } from '../../lib/clock.js'
@@ -180,6 +180,8 @@ export async function loadFamilies(
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
   const idList = arrayLiteral(ids)
+  // A page or a batch runs as a named statement; a longer list is planned for its size (executeNamed).
+  const named = ids.length <= NAMED_LIST_MAX
   const coveragePeriodId = window.coveragePeriodId
   // The plan's names come from the period's plans, read once, not with each of 200,000 spans.
   const plans = options.plans ?? (await plansOfPeriod(db, coveragePeriodId))
@@ -199,7 +201,7 @@ export async function loadFamilies(
            -- its own data (the SSN as its keyed hash), and for every member the subscriber's
            -- identifier it carries in REF*0F; for the subscriber its addresses, employment and class.
            -- The carrier's own member id (REF*23) is the carrier's to know: left out.
-           CASE WHEN ${options.withDigests !== false} THEN md5(json_build_array(
+           CASE WHEN ${sql.lit(options.withDigests !== false)} THEN md5(json_build_array(
              m.first_name, m.middle_name, m.last_name, m.birth_date, m.gender, m.ssn_hash, m.marital_status, m.tobacco_use, m.handicapped,
              m.subscriber_relationship, m.phone_numbers -> 0 -> 'contact', m.emails -> 0 -> 'contact', coalesce(sub.external_identifier, m.external_identifier),
              CASE WHEN m.kind = 'subscriber' THEN json_build_array(m.residential_address, m.mailing_address, m.employment_details, ec.type,
@@ -208,18 +210,18 @@ export async function loadFamilies(
       LEFT JOIN members sub ON sub.id = m.subscriber_id
       LEFT JOIN employment_classifications ec ON ec.id = m.employment_classification_id
      WHERE m.id = ANY(${idList}::uuid[]) OR m.subscriber_id = ANY(${idList}::uuid[])
-     ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`)
+     ORDER BY m.subscriber_id NULLS FIRST, m.created_at, m.id`, named)
   const spansQuery = executeNamed(db, sql<Omit<LoadedSpan, 'pcp' | 'volume' | keyof LoadedPlan> & { plan_id: string; volume: string | null }>`
     SELECT s.member_id, s.line, s.plan_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date, to_char(s.end_date, 'YYYY-MM-DD') AS end_date,
            s.status, s.volume, s.coverage_level
       FROM coverage_spans s
      WHERE s.subscriber_id = ANY(${idList}::uuid[]) AND s.coverage_period_id = ${coveragePeriodId} AND s.voided_at IS NULL
-     ORDER BY s.member_id, s.line, s.start_date`)
+     ORDER BY s.member_id, s.line, s.start_date`, named)
   const pcpsQuery = executeNamed(db, sql<{ member_id: string; plan_id: string; npi: string; first_name: string | null; last_name: string | null; organization_name: string | null }>`
     SELECT DISTINCT ON (member_id, plan_id) member_id, plan_id, npi, first_name, last_name, organization_name
       FROM provider_selections
      WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${idList}::uuid[]) OR subscriber_id = ANY(${idList}::uuid[]))
-     ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`)
+     ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`, named)
   // Every event of the family (a change file names its loops after them), or for a full file only
   // the latest on the coverage period (its eligibility date), straight off its index.
   const eventsQuery = executeNamed(db, options.allEvents
@@ -235,6 +237,7 @@ export async function loadFamilies(
           FROM qualifying_life_events
          WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
          ORDER BY subscriber_id, created_at DESC, id DESC`,
+    named,
   )
   const [members, spans, pcps, events] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery])
 
