@@ -18,7 +18,8 @@
 // SNAPSHOT_ROUNDS (default 2: A B A B), BENCH_SERVICE_NODE_OPTIONS (default
 // --max-old-space-size=1024, the heap of a 2 GiB container, as bench:scale is recorded). Prints a
 // line per run: wall seconds, RSS growth, the service's CPU seconds and the CPU seconds of the
-// PostgreSQL backends of the run's own database (not the server's other work). Records nothing.
+// PostgreSQL backends of the run's own database (not the server's other work), then with two
+// rounds or more a line per build: the median and range of each. Records nothing.
 // The census-834 steps send the carrier the full file the census snapshot sent (fetched once
 // into bench/.tmp/snapshot/full.834), so every member matches and nothing differs: they measure
 // reading an 834 census, in the two forms a client may send it.
@@ -189,6 +190,7 @@ async function runOnce(step, dist, state, census) {
     console.log(`${step} ${dist}: ${measured.seconds.toFixed(2)} s, +${measured.rssGrowthMb} MB, service ${measured.serverCpuSeconds} CPU s, its database ${backends.toFixed(2)} CPU s; ${outcome}`)
     // What follows a sent full file runs in the service too: let it end before the next run starts.
     if (step === 'full') await waitForSettledFullFile(url, measured.deliveryId)
+    return { seconds: measured.seconds, serviceCpu: Number(measured.serverCpuSeconds), databaseCpu: backends }
   } finally {
     await stopChild(running.child)
   }
@@ -205,8 +207,19 @@ async function main() {
   const state = JSON.parse(readFileSync(STATE_FILE, 'utf8'))
   const census = command === 'census' ? { json: readFileSync(CENSUS_FILE, 'utf8'), expected: new Map(state.expected) } : null
   console.log(`${command}, ${state.families} families, ${ROUNDS} round(s) of ${args.join(' then ')}; service node options: ${NODE_OPTIONS.join(' ') || 'none'}`)
-  for (let round = 0; round < ROUNDS; round++) for (const dist of args) await runOnce(command, dist, state, census)
+  const runs = new Map(args.map((dist) => [dist, []]))
+  for (let round = 0; round < ROUNDS; round++) for (const dist of args) runs.get(dist).push(await runOnce(command, dist, state, census))
   await dropDatabase(RUN_DB)
+  // One line per build: a change is worth keeping when its range leaves the other's, not when one run is lower.
+  if (ROUNDS > 1) for (const [dist, measured] of runs) console.log(`${dist}: ${summary(measured.map((m) => m.seconds), 's')}; service ${summary(measured.map((m) => m.serviceCpu), 'CPU s')}; database ${summary(measured.map((m) => m.databaseCpu), 'CPU s')}`)
+}
+
+/** The median of some runs and their range. */
+function summary(values, unit) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  const median = sorted.length % 2 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
+  return `median ${median.toFixed(2)} ${unit} (${sorted[0].toFixed(2)}-${sorted.at(-1).toFixed(2)})`
 }
 
 try {
