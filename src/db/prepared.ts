@@ -31,10 +31,10 @@ function nameStatement(text: string): void {
  * unnamed rather than piling up statements on the server.
  */
 const MAX_NAMED_RAW_STATEMENTS = 200
+let namedRawStatements = 0
 
 /** The longest id list a statement run through `executeNamed` takes named: a batch of bulk work (250 families) fits. */
 export const NAMED_LIST_MAX = 1000
-let namedRawStatements = 0
 
 /**
  * Runs raw SQL of a fixed text (values as parameters, lists as one array parameter) as a named

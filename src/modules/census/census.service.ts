@@ -91,15 +91,15 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
         // this process's work, the platform's mostly the database's.
         // Both, and their writes, are waited for even when one fails: nothing may still use the
         // transaction once it rolls back (batch-writes.ts).
-        const [censusKeys, platformKeys] = await Promise.allSettled([
-          readCensusKeys(tx, source, hashSsn, writes, FAMILY_BATCH),
-          readPlatformKeys(tx, cp.id, platformWrites, FAMILY_BATCH),
-        ])
-        if (censusKeys.status === 'rejected' || platformKeys.status === 'rejected') {
-          await Promise.all([writes.settle(), platformWrites.settle()])
-          throw censusKeys.status === 'rejected' ? censusKeys.reason : (platformKeys as PromiseRejectedResult).reason
-        }
-        const { subscriberCount, contentSha256 } = censusKeys.value
+        const { subscriberCount, contentSha256 } = await settlingOnFailure([writes, platformWrites], async () => {
+          const [censusKeys, platformKeys] = await Promise.allSettled([
+            readCensusKeys(tx, source, hashSsn, writes, FAMILY_BATCH),
+            readPlatformKeys(tx, cp.id, platformWrites, FAMILY_BATCH),
+          ])
+          if (censusKeys.status === 'rejected') throw censusKeys.reason
+          if (platformKeys.status === 'rejected') throw platformKeys.reason
+          return censusKeys.value
+        })
         const latest = await repo.latestCensusRequest(tx, cp.id)
         if (latest && latest.content_sha256 === contentSha256) throw new SameCensusAgain(latest.id)
         await matching.pairSubscribers(tx)

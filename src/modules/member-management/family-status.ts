@@ -63,8 +63,7 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
   // delivery's families, or a longer list, are planned for their size, not with a generic plan
   // made for another (executeNamed).
   const named = !('fileDeliveryId' in selection) && selection.length <= NAMED_LIST_MAX
-  const run = <Row>(query: RawBuilder<Row>) => executeNamed(tx, query, named)
-  const changed = await run(sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
+  const changed = await executeNamed(tx, sql<{ id: string; account_id: string; group_id: string; coverage_period_id: string; previous: TransactionStatus; status: TransactionStatus }>`
     WITH families AS (${families}),
     latest AS (
       SELECT DISTINCT ON (t.subscriber_id) t.subscriber_id, t.status, f.coverage_period_id
@@ -88,7 +87,9 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
       RETURNING m.id, m.kind, m.account_id, m.group_id, c.coverage_period_id, c.previous, m.status
     )
     SELECT id, account_id, group_id, coverage_period_id, previous, status FROM updated
-     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`)
+     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`,
+    named,
+  )
   if (!report) return 0
   const events: DomainEvent[] = changed.rows.map((row) => ({
     type: EVENT_TYPE,
