@@ -35,8 +35,9 @@ const giveBack = (who: Credential, id: string, body: unknown) => call(t.app, who
 const idsOf = (res: { json(): { errors: { id: string }[] } }) => res.json().errors.map((e) => e.id).sort()
 
 const EVERY_KEY = [
-  'assignee', 'census_requests', 'comments', 'coverage_period_id', 'created_at', 'created_by', 'discrepancy', 'group_id', 'id', 'member_id',
-  'message', 'plan_id', 'reopened_at', 'resolution', 'resolution_message', 'severity', 'source', 'status', 'transaction_ids', 'updated_at',
+  'account_id', 'account_name', 'age_seconds', 'assigned_user', 'assignee', 'census_requests', 'comments', 'coverage_period_id', 'created_at',
+  'created_by', 'discrepancy', 'employer_name', 'group_id', 'id', 'member_id', 'member_name', 'message', 'plan_id', 'plan_name', 'reopened_at',
+  'resolution', 'resolution_message', 'severity', 'source', 'status', 'transaction_ids', 'updated_at',
 ]
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -590,6 +591,7 @@ describe('events', () => {
       source: 'api',
       status: 'unresolved',
       assignee: 'partner',
+      assigned_user_id: null,
       reopened: false,
     })
 
@@ -624,6 +626,8 @@ describe('events', () => {
     const allowed = new Set([
       'error_id', 'coverage_period_id', 'group_id', 'member_id', 'plan_id', 'parameter', 'kind', 'severity', 'source', 'status', 'assignee',
       'reopened', 'comment_id', 'sent_by', 'previous_status', 'previous_assignee', 'automatic', 'work_order_id', 'previous_state', 'state',
+      // The person working the error is named by id only (issue 17).
+      'assigned_user_id', 'previous_assigned_user_id',
     ])
     for (const delivery of [...afterSetup, ...later]) {
       for (const key of Object.keys(delivery.data)) expect(allowed, `${delivery.type} carries ${key}`).toContain(key)

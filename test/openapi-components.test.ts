@@ -9,7 +9,8 @@ import { startTestApp, type TestApp } from './helpers/test-app.js'
 /** Larger than this (canonical JSON) and a schema copied twice should have been a named component. */
 const DUPLICATE_LIMIT_BYTES = 2048
 /** The committed file; clients and the /docs page download it. */
-const SIZE_LIMIT_BYTES = 400 * 1000
+// Raised from 400 KB by issue 17 (nine routes of the operators' queue): the limit makes growth a decision, see docs/decisions.md.
+const SIZE_LIMIT_BYTES = 460 * 1000
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, Json>> }

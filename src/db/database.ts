@@ -92,7 +92,9 @@ export async function openDatabase(config: DatabaseConfig | { kind: 'memory' }):
     // Loaded only in embedded mode: the WASM build is tens of megabytes a PostgreSQL deployment never needs.
     const { PGlite } = await import('@electric-sql/pglite')
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres')
-    const pglite = await PGlite.create(dataDir)
+    // pg_trgm serves the error queue's search (migration 0019); it ships inside the package.
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm')
+    const pglite = await PGlite.create(dataDir, { extensions: { pg_trgm } })
     const pool = new pg.Pool(createPgConfig(pglite))
     return wrap(pool, 'embedded', async () => {
       await pglite.close()

@@ -9,7 +9,7 @@ import { CensusRequestSchema, CensusSubscriberSchema } from '../modules/census/c
 import { AddressSchema } from '../modules/common/address.js'
 import { CoveragePeriodSchema } from '../modules/coverage-periods/coverage-periods.schema.js'
 import { EmploymentClassificationSchema } from '../modules/employment-classifications/employment-classifications.schema.js'
-import { DiscrepancyKindSchema, DiscrepancyMessageSchema, DiscrepancyParameterSchema, ErrorCommentSchema, ErrorSchema } from '../modules/errors/errors.schema.js'
+import { DiscrepancyKindSchema, DiscrepancyMessageSchema, DiscrepancyParameterSchema, ErrorCommentSchema, ErrorCountsSchema, ErrorHistoryEntrySchema, ErrorSchema } from '../modules/errors/errors.schema.js'
 import { GroupInstallmentSchema, NewInstallmentGroup, ProgressStep } from '../modules/group-installments/group-installments.schema.js'
 import {
   AgencySchema,
@@ -90,6 +90,8 @@ export const apiComponents = {
   EmploymentDetails: EmploymentDetails,
   Error: ErrorSchema,
   ErrorComment: ErrorCommentSchema,
+  ErrorCounts: ErrorCountsSchema,
+  ErrorHistoryEntry: ErrorHistoryEntrySchema,
   FileDelivery: FileDeliverySchema,
   Group: GroupSchema,
   GroupInstallment: GroupInstallmentSchema,

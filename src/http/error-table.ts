@@ -320,7 +320,12 @@ export const errorTable = {
   error_not_assigned_to_caller: {
     status: 422,
     title: 'Error assigned to the other party',
-    description: 'Only the party an error is assigned to (partner or service) can return it to the other; comment on it instead.',
+    description: 'Only the party an error is assigned to (partner or service) can return it to the other, or assign it to one of its people; comment on it instead.',
+  },
+  error_resolved: {
+    status: 422,
+    title: 'Error resolved',
+    description: 'A resolved error cannot be assigned to a person (it can be unassigned).',
   },
   watcher_not_found: {
     status: 404,

@@ -1038,6 +1038,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/errors/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the errors of the queue, by status and severity
+         * @description How many of the caller's errors (an operator's: every account's) match, in all, by status and by severity, in one call. The filters of the list (`q`, `assigned_user_id` and the others), without paging or sorting.
+         */
+        get: operations["countErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coverage_periods/{id}/errors/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the errors of a coverage period, by status and severity
+         * @description How many of the coverage period's errors match, in all, by status and by severity. The filters of the list (`q`, `assigned_user_id` and the others), without paging or sorting.
+         */
+        get: operations["countCoveragePeriodErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/errors/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what happened to an error
+         * @description Every change, oldest first, paginated: raised, commented, returned (with its message), assigned or unassigned, resolved, reopened, auto_resolved; each with who did it (an email, an API key name or the check), their party, the status and holding party after it. Errors raised before this history existed show their raising, comments, last reopening and resolution. The comments name people, so the answer carries `Cache-Control: no-store`.
+         */
+        get: operations["listErrorHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/errors/{id}/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign an error to a person
+         * @description Body `{"assignment": {"user_id"}}`; `user_id: null` unassigns. Only the party holding the error (its `assignee`) assigns it, to an active user of its own account (422 error_not_assigned_to_caller, or at `/assignment/user_id`); a resolved error cannot be assigned (422 error_resolved) but can be unassigned. Handing the error to the other party (a return, a reopening with another default party) clears the assignment. Assigning the person already assigned changes nothing. Each change is in the error's history and emits error.assigned (with `assigned_user_id` and `previous_assigned_user_id`).
+         */
+        put: operations["assignError"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/errors/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign several errors to a person at once
+         * @description Body `{"assignment": {"user_id", "error_ids"}}`, 1 to 100 distinct ids. All or nothing: an id that is not your error, held by the other party or resolved answers 422 with a problem at its `/assignment/error_ids/<index>`, and nothing changes. Only the party holding the error (its `assignee`) assigns it, to an active user of its own account (422 error_not_assigned_to_caller, or at `/assignment/user_id`); a resolved error cannot be assigned (422 error_resolved) but can be unassigned. Handing the error to the other party (a return, a reopening with another default party) clears the assignment. Assigning the person already assigned changes nothing. Each change is in the error's history and emits error.assigned (with `assigned_user_id` and `previous_assigned_user_id`). Answers the errors as they are now, in the order given.
+         */
+        post: operations["assignErrors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/coverage_periods/{id}/errors": {
         parameters: {
             query?: never;
@@ -1047,7 +1147,7 @@ export interface paths {
         };
         /**
          * List the errors of a coverage period
-         * @description Every error (discrepancy) of the coverage period. Filters combine (AND): `status` (unresolved, returned, resolved), `assignee` (service, partner), `severity`, `source`, `parameter` (one of the 23 discrepancy parameters) and `member_id`; an unknown value answers 422 naming the parameter. Oldest first, paginated; each error carries all its comments. The answer concerns members, so it carries `Cache-Control: no-store`.
+         * @description Every error (discrepancy) of the coverage period. Filters combine (AND): `status` (unresolved, returned, resolved), `assignee` (service, partner), `severity`, `source`, `parameter` (one of the 23 discrepancy parameters), `member_id`, `assigned_user_id` (a user id, `me` for the signed-in console user, `none`) and `q` (text searched in member names and external identifiers, employer names and group external identifiers); an unknown value answers 422 naming the parameter. `sort` orders by `age`, `severity`, `parameter`, `status` or `created_at` (the default: oldest raised first), `-` first to reverse. Paginated; each error carries all its comments, the names a person reads (member, plan, employer, account), the person assigned and `age_seconds`. With `Accept: text/csv` the answer is every matching error (not one page) as a CSV file, streamed, one row per error with its names and no SSN. The answer concerns members, so it carries `Cache-Control: no-store`.
          */
         get: operations["listCoveragePeriodErrors"];
         put?: never;
@@ -1071,7 +1171,7 @@ export interface paths {
         };
         /**
          * List errors across coverage periods (the work queue)
-         * @description The caller's errors of every coverage period (an operator's: every account's). Add `coverage_period_id` or `group_id` to narrow it; another account's ids find nothing. Filters combine (AND): `status` (unresolved, returned, resolved), `assignee` (service, partner), `severity`, `source`, `parameter` (one of the 23 discrepancy parameters) and `member_id`; an unknown value answers 422 naming the parameter. Oldest first, paginated; each error carries all its comments. The answer concerns members, so it carries `Cache-Control: no-store`.
+         * @description The caller's errors of every coverage period (an operator's: every account's). Add `coverage_period_id` or `group_id` to narrow it; another account's ids find nothing. Filters combine (AND): `status` (unresolved, returned, resolved), `assignee` (service, partner), `severity`, `source`, `parameter` (one of the 23 discrepancy parameters), `member_id`, `assigned_user_id` (a user id, `me` for the signed-in console user, `none`) and `q` (text searched in member names and external identifiers, employer names and group external identifiers); an unknown value answers 422 naming the parameter. `sort` orders by `age`, `severity`, `parameter`, `status` or `created_at` (the default: oldest raised first), `-` first to reverse. Paginated; each error carries all its comments, the names a person reads (member, plan, employer, account), the person assigned and `age_seconds`. With `Accept: text/csv` the answer is every matching error (not one page) as a CSV file, streamed, one row per error with its names and no SSN. The answer concerns members, so it carries `Cache-Control: no-store`.
          */
         get: operations["listErrors"];
         put?: never;
@@ -2073,6 +2173,19 @@ export interface components {
                 created_at: components["schemas"]["Timestamp"];
                 errors: string[];
             } | null;
+            assigned_user: {
+                id: components["schemas"]["Uuid"];
+                email: string;
+            } | null;
+            /** @description Whole seconds since the error was raised, reopened or last returned: how long it has waited in its current queue */
+            age_seconds: number;
+            member_name: string | null;
+            plan_name: string | null;
+            /** @description The group's organization name */
+            employer_name: string;
+            account_id: components["schemas"]["Uuid"];
+            /** @description The client platform (account) the error belongs to: operators see every account */
+            account_name: string;
         };
         ErrorComment: {
             id: components["schemas"]["Uuid"];
@@ -2091,11 +2204,50 @@ export interface components {
              */
             sent_by: "partner" | "service";
         };
+        ErrorCounts: {
+            total: number;
+            by_status: {
+                unresolved: number;
+                returned: number;
+                resolved: number;
+            };
+            by_severity: {
+                failure: number;
+                warning: number;
+                info: number;
+            };
+        };
+        ErrorHistoryEntry: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description raised, commented, returned (handed to the other party, with its message), assigned or unassigned (to a person), resolved, reopened (a later check found it again), auto_resolved (a check, such as the census, no longer finds it; or a provider selection cured it)
+             * @enum {unknown}
+             */
+            type: "raised" | "commented" | "returned" | "assigned" | "unassigned" | "resolved" | "reopened" | "auto_resolved";
+            created_at: components["schemas"]["Timestamp"];
+            actor: string | null;
+            party: ("partner" | "service") | null;
+            comment: {
+                id: components["schemas"]["Uuid"];
+                message: string;
+            } | null;
+            assigned_user: {
+                id: components["schemas"]["Uuid"];
+                email: string;
+            } | null;
+            from_status: ("unresolved" | "returned" | "resolved") | null;
+            /**
+             * @description unresolved (new or reopened), returned (handed to the other party with a message), resolved
+             * @enum {unknown}
+             */
+            to_status: "unresolved" | "returned" | "resolved";
+            assignee: ("service" | "partner") | null;
+        };
         /**
          * @description An event to be told about
          * @enum {unknown}
          */
-        EventType: "error.created" | "error.resolved" | "error.returned" | "error.commented" | "coverage_period.state_changed" | "work_order.status_changed" | "census_request.completed" | "subscriber.status_changed";
+        EventType: "error.created" | "error.resolved" | "error.returned" | "error.commented" | "error.assigned" | "coverage_period.state_changed" | "work_order.status_changed" | "census_request.completed" | "subscriber.status_changed";
         FileDelivery: {
             id: components["schemas"]["Uuid"];
             coverage_period_id: components["schemas"]["Uuid"];
@@ -3319,7 +3471,17 @@ export interface components {
                  *         "status": "unresolved",
                  *         "source": "api",
                  *         "transaction_ids": [],
-                 *         "census_requests": null
+                 *         "census_requests": null,
+                 *         "assigned_user": {
+                 *           "id": "0193a4b2-0000-7000-8000-000000000005",
+                 *           "email": "jane.doe@example.com"
+                 *         },
+                 *         "age_seconds": 86400,
+                 *         "member_name": "Maria Lopez",
+                 *         "plan_name": "Gold HMO 2027",
+                 *         "employer_name": "Acme Manufacturing",
+                 *         "account_id": "0193a4b2-0000-7000-8000-000000000001",
+                 *         "account_name": "Benefits Platform Inc."
                  *       }
                  *     }
                  */
@@ -3328,63 +3490,44 @@ export interface components {
                 };
             };
         };
-        /** @description One page of errors, oldest first; see the Total and Link headers */
-        ErrorList: {
+        /** @description How many errors match the filters, in all, by status and by severity */
+        ErrorCounts: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "errors": [
-                 *         {
-                 *           "id": "0193a4b2-0000-7000-8000-000000000070",
-                 *           "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                 *           "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                 *           "member_id": "0193a4b2-0000-7000-8000-000000000030",
-                 *           "plan_id": "0193a4b2-0000-7000-8000-000000000020",
-                 *           "assignee": "partner",
-                 *           "created_at": "2026-11-22T10:00:00.000Z",
-                 *           "updated_at": "2026-11-23T14:05:00.000Z",
-                 *           "reopened_at": null,
-                 *           "created_by": null,
-                 *           "comments": [
-                 *             {
-                 *               "id": "0193a4b2-0000-7000-8000-000000000071",
-                 *               "error_id": "0193a4b2-0000-7000-8000-000000000070",
-                 *               "message": "The member chose a provider last week; sending the selection now.",
-                 *               "created_at": "2026-11-23T14:05:00.000Z",
-                 *               "created_by": {
-                 *                 "id": "0193a4b2-0000-7000-8000-000000000005",
-                 *                 "email": "jane.doe@example.com",
-                 *                 "role_names": [
-                 *                   "benefits_admin"
-                 *                 ]
-                 *               },
-                 *               "sent_by": "partner"
-                 *             }
-                 *           ],
-                 *           "discrepancy": {
-                 *             "carrier": null,
-                 *             "platform": null,
-                 *             "parameter": "primary_care_provider",
-                 *             "kind": "platform_missing"
-                 *           },
-                 *           "message": "A primary care provider selection is required for this HMO enrollment.",
-                 *           "resolution": null,
-                 *           "resolution_message": null,
-                 *           "severity": "failure",
-                 *           "status": "unresolved",
-                 *           "source": "api",
-                 *           "transaction_ids": [],
-                 *           "census_requests": null
+                 *       "counts": {
+                 *         "total": 1250,
+                 *         "by_status": {
+                 *           "unresolved": 830,
+                 *           "returned": 120,
+                 *           "resolved": 300
+                 *         },
+                 *         "by_severity": {
+                 *           "failure": 900,
+                 *           "warning": 310,
+                 *           "info": 40
                  *         }
-                 *       ]
+                 *       }
                  *     }
                  */
                 "application/json": {
+                    counts: components["schemas"]["ErrorCounts"];
+                };
+            };
+        };
+        /** @description One page of errors (see the Total and Link headers), or with Accept: text/csv every matching error as CSV */
+        ErrorList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
                     errors: components["schemas"]["Error"][];
                 };
+                "text/csv": string;
             };
         };
         /** @description Not found (or belongs to another account) */
@@ -8349,6 +8492,223 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    countErrors: {
+        parameters: {
+            query?: {
+                /** @description unresolved (new or reopened), returned (handed to the other party with a message), resolved */
+                status?: "unresolved" | "returned" | "resolved";
+                /** @description The party that acts next: service (the operator) or partner */
+                assignee?: "service" | "partner";
+                severity?: "failure" | "warning" | "info";
+                /** @description What produced the error: file_validation, reconciliation (census), api (checks of this API), manual or error_report (the operator) */
+                source?: "file_validation" | "reconciliation" | "api" | "manual" | "error_report";
+                /** @description The data item in question */
+                parameter?: "birth_date" | "gender" | "marital_status" | "earnings_effective_date" | "employment_start_date" | "employment_end_date" | "annual_earnings" | "wage_frequency" | "employment_status" | "residential_address" | "primary_care_provider" | "social_security_number" | "plan_id" | "plan_start_date" | "plan_end_date" | "subscriber" | "dependent" | "coverage" | "plan_volume" | "tobacco_use" | "region" | "emails" | "phone_numbers";
+                /** @description Errors about this member (subscriber or dependent) */
+                member_id?: string;
+                /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
+                assigned_user_id?: string;
+                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                q?: string;
+                /** @description Errors of this coverage period */
+                coverage_period_id?: string;
+                /** @description Errors of this group */
+                group_id?: string;
+                /** @description Errors of this account (operators: any account's; a partner's own account only) */
+                account_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ErrorCounts"];
+            401: components["responses"]["MissingCredentials"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    countCoveragePeriodErrors: {
+        parameters: {
+            query?: {
+                /** @description unresolved (new or reopened), returned (handed to the other party with a message), resolved */
+                status?: "unresolved" | "returned" | "resolved";
+                /** @description The party that acts next: service (the operator) or partner */
+                assignee?: "service" | "partner";
+                severity?: "failure" | "warning" | "info";
+                /** @description What produced the error: file_validation, reconciliation (census), api (checks of this API), manual or error_report (the operator) */
+                source?: "file_validation" | "reconciliation" | "api" | "manual" | "error_report";
+                /** @description The data item in question */
+                parameter?: "birth_date" | "gender" | "marital_status" | "earnings_effective_date" | "employment_start_date" | "employment_end_date" | "annual_earnings" | "wage_frequency" | "employment_status" | "residential_address" | "primary_care_provider" | "social_security_number" | "plan_id" | "plan_start_date" | "plan_end_date" | "subscriber" | "dependent" | "coverage" | "plan_volume" | "tobacco_use" | "region" | "emails" | "phone_numbers";
+                /** @description Errors about this member (subscriber or dependent) */
+                member_id?: string;
+                /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
+                assigned_user_id?: string;
+                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ErrorCounts"];
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["CoveragePeriodNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listErrorHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (at most 1,000,000) */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, at most 100 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the error's history, oldest first; see the Total and Link headers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000080",
+                     *           "type": "raised",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "actor": "reconciliation",
+                     *           "party": null,
+                     *           "comment": null,
+                     *           "assigned_user": null,
+                     *           "from_status": null,
+                     *           "to_status": "unresolved",
+                     *           "assignee": "partner"
+                     *         },
+                     *         {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000081",
+                     *           "type": "assigned",
+                     *           "created_at": "2026-11-22T11:00:00.000Z",
+                     *           "actor": "jane.doe@example.com",
+                     *           "party": "partner",
+                     *           "comment": null,
+                     *           "assigned_user": {
+                     *             "id": "0193a4b2-0000-7000-8000-000000000005",
+                     *             "email": "jane.doe@example.com"
+                     *           },
+                     *           "from_status": null,
+                     *           "to_status": "unresolved",
+                     *           "assignee": "partner"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        history: components["schemas"]["ErrorHistoryEntry"][];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["ErrorNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    assignError: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    assignment: {
+                        user_id: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Error"];
+            401: components["responses"]["MissingCredentials"];
+            404: components["responses"]["ErrorNotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    assignErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assignment": {
+                 *         "user_id": "0193a4b2-0000-7000-8000-000000000005",
+                 *         "error_ids": [
+                 *           "0193a4b2-0000-7000-8000-000000000070",
+                 *           "0193a4b2-0000-7000-8000-000000000072"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    assignment: {
+                        user_id: string | null;
+                        /** @description The errors, each held by your party */
+                        error_ids: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The errors as they are now, in the order given */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: components["schemas"]["Error"][];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listCoveragePeriodErrors: {
         parameters: {
             query?: {
@@ -8367,6 +8727,12 @@ export interface operations {
                 parameter?: "birth_date" | "gender" | "marital_status" | "earnings_effective_date" | "employment_start_date" | "employment_end_date" | "annual_earnings" | "wage_frequency" | "employment_status" | "residential_address" | "primary_care_provider" | "social_security_number" | "plan_id" | "plan_start_date" | "plan_end_date" | "subscriber" | "dependent" | "coverage" | "plan_volume" | "tobacco_use" | "region" | "emails" | "phone_numbers";
                 /** @description Errors about this member (subscriber or dependent) */
                 member_id?: string;
+                /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
+                assigned_user_id?: string;
+                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                q?: string;
+                /** @description The order: created_at (oldest raised first, the default), age (youngest first: least time waiting), severity (failure, warning, info), parameter (alphabetical) or status (unresolved, returned, resolved), each then oldest waiting first; a leading `-` reverses the whole order */
+                sort?: "created_at" | "-created_at" | "age" | "-age" | "severity" | "-severity" | "parameter" | "-parameter" | "status" | "-status";
             };
             header?: never;
             path: {
@@ -8503,7 +8869,17 @@ export interface operations {
                      *         "status": "unresolved",
                      *         "source": "error_report",
                      *         "transaction_ids": [],
-                     *         "census_requests": null
+                     *         "census_requests": null,
+                     *         "assigned_user": {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000005",
+                     *           "email": "jane.doe@example.com"
+                     *         },
+                     *         "age_seconds": 86400,
+                     *         "member_name": "Maria Lopez",
+                     *         "plan_name": "Gold HMO 2027",
+                     *         "employer_name": "Acme Manufacturing",
+                     *         "account_id": "0193a4b2-0000-7000-8000-000000000001",
+                     *         "account_name": "Benefits Platform Inc."
                      *       }
                      *     }
                      */
@@ -8538,10 +8914,18 @@ export interface operations {
                 parameter?: "birth_date" | "gender" | "marital_status" | "earnings_effective_date" | "employment_start_date" | "employment_end_date" | "annual_earnings" | "wage_frequency" | "employment_status" | "residential_address" | "primary_care_provider" | "social_security_number" | "plan_id" | "plan_start_date" | "plan_end_date" | "subscriber" | "dependent" | "coverage" | "plan_volume" | "tobacco_use" | "region" | "emails" | "phone_numbers";
                 /** @description Errors about this member (subscriber or dependent) */
                 member_id?: string;
+                /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
+                assigned_user_id?: string;
+                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                q?: string;
+                /** @description The order: created_at (oldest raised first, the default), age (youngest first: least time waiting), severity (failure, warning, info), parameter (alphabetical) or status (unresolved, returned, resolved), each then oldest waiting first; a leading `-` reverses the whole order */
+                sort?: "created_at" | "-created_at" | "age" | "-age" | "severity" | "-severity" | "parameter" | "-parameter" | "status" | "-status";
                 /** @description Errors of this coverage period */
                 coverage_period_id?: string;
                 /** @description Errors of this group */
                 group_id?: string;
+                /** @description Errors of this account (operators: any account's; a partner's own account only) */
+                account_id?: string;
             };
             header?: never;
             path?: never;
@@ -8778,7 +9162,17 @@ export interface operations {
                      *         "status": "resolved",
                      *         "source": "api",
                      *         "transaction_ids": [],
-                     *         "census_requests": null
+                     *         "census_requests": null,
+                     *         "assigned_user": {
+                     *           "id": "0193a4b2-0000-7000-8000-000000000005",
+                     *           "email": "jane.doe@example.com"
+                     *         },
+                     *         "age_seconds": 86400,
+                     *         "member_name": "Maria Lopez",
+                     *         "plan_name": "Gold HMO 2027",
+                     *         "employer_name": "Acme Manufacturing",
+                     *         "account_id": "0193a4b2-0000-7000-8000-000000000001",
+                     *         "account_name": "Benefits Platform Inc."
                      *       }
                      *     }
                      */

@@ -4,7 +4,7 @@ import { prepare } from '../../db/prepared.js'
 import type { Database, ErrorCommentsTable, ErrorsTable, Executor } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import type { AccountScope } from '../../lib/actor.js'
-import type { ErrorComment, ErrorFilters, ErrorResource } from './errors.schema.js'
+import type { ErrorComment, ErrorCounts, ErrorFilters, ErrorHistoryEntry, ErrorResource, ErrorSort } from './errors.schema.js'
 
 export type ErrorRow = Selectable<ErrorsTable>
 
@@ -50,14 +50,43 @@ const errorJson = sql<string>`(case when e.comment_count = 0 and e.created_by_us
   else '{"created_by":' || coalesce((${creatorJson})::text, 'null') || ',"comments":' || (${commentsOfError})::text
     || ',' || substr(e.rendered, ${sql.lit(RENDERED_PREFIX.length + 1)}) end)`
 
+/**
+ * What a person reads in the queue beside the error itself (issue 17): who works it, how long it
+ * has waited, and names instead of ids. Looked up at read time, each by primary key, because
+ * names change and age grows; the trigger-rendered part above cannot hold them.
+ */
+const queueFieldsJson = sql<string>`json_build_object(
+  'assigned_user', case when e.assigned_user_id is null then null else (
+    select json_build_object('id', au.id, 'email', au.email) from users au where au.id = e.assigned_user_id) end,
+  'age_seconds', greatest(0, floor(extract(epoch from (now() - e.aged_from))))::bigint,
+  'member_name', case when e.member_id is null then null else (select m.first_name || ' ' || m.last_name from members m where m.id = e.member_id) end,
+  'plan_name', case when e.plan_id is null then null else (select pl.description from plans pl where pl.id = e.plan_id) end,
+  'employer_name', (select g.organization_name from groups g where g.id = e.group_id),
+  'account_id', e.account_id,
+  'account_name', (select a.name from accounts a where a.id = e.account_id))::text`
+
+/** The whole error resource (alias e): the rendered object with the queue fields appended before its closing brace. */
+const fullErrorJson = sql<string>`(left(${errorJson}, -1) || ',' || substr(${queueFieldsJson}, 2))`
+
 // GET /errors/{id}: the error, its creator and every comment with its author, as JSON, in one
 // prepared round trip; it is on the benchmarked read path.
 const detailInAccount = prepare<{ json: string }, [id: string, accountId: string]>(2, (db, [id, accountId]) =>
-  db.selectFrom('errors as e').select(errorJson.as('json')).where('e.id', '=', id!).where('e.account_id', '=', accountId!),
+  db.selectFrom('errors as e').select(fullErrorJson.as('json')).where('e.id', '=', id!).where('e.account_id', '=', accountId!),
 )
 const detailAnyAccount = prepare<{ json: string }, [id: string]>(1, (db, [id]) =>
-  db.selectFrom('errors as e').select(errorJson.as('json')).where('e.id', '=', id!),
+  db.selectFrom('errors as e').select(fullErrorJson.as('json')).where('e.id', '=', id!),
 )
+
+/** Several errors as JSON text, in the order of `ids` (the answer of a bulk assignment). */
+export async function findErrorsJson(db: Executor, ids: readonly string[]): Promise<JsonText<ErrorResource[]>> {
+  const row = await db
+    .selectNoFrom(
+      sql<JsonText<ErrorResource[]>>`(select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by array_position(${ids}::uuid[], e.id)), '') || ']'
+        from errors e where e.id = any(${ids}::uuid[]))`.as('json'),
+    )
+    .executeTakeFirstOrThrow()
+  return row.json
+}
 
 export async function findErrorJson(db: Executor, scope: AccountScope, id: string): Promise<JsonText<ErrorResource> | undefined> {
   const rows = scope ? await detailInAccount(db, id, scope) : await detailAnyAccount(db, id)
@@ -107,25 +136,45 @@ function scopeConditions(where: ErrorListScope, filters: ErrorFilters): RawBuild
   }
   if (filters.coverage_period_id) conditions.push(sql`t.coverage_period_id = ${filters.coverage_period_id}`)
   if (filters.group_id) conditions.push(sql`t.group_id = ${filters.group_id}`)
+  if (filters.account_id) conditions.push(sql`t.account_id = ${filters.account_id}`)
   if (filters.status) conditions.push(sql`t.status = ${filters.status}`)
   if (filters.assignee) conditions.push(sql`t.assignee = ${filters.assignee}`)
+  if (filters.severity) conditions.push(sql`t.severity = ${filters.severity}`)
   return conditions
 }
 
+/** `\`, `%` and `_` match themselves in a LIKE pattern. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/**
+ * Errors whose member's name or external identifier, or whose group's organization name or
+ * external identifier, contains the text. The expressions are those of the trigram indexes of
+ * migration 0019, word for word, so PostgreSQL can use them.
+ */
+function searchCondition(q: string): RawBuilder<unknown> {
+  const pattern = `%${likeLiteral(q)}%`
+  return sql`(t.member_id in (select m.id from members m where lower(m.first_name || ' ' || m.last_name || ' ' || m.external_identifier) like lower(${pattern}))
+    or t.group_id in (select g.id from groups g where lower(g.organization_name || ' ' || g.external_identifier) like lower(${pattern})))`
+}
+
+/** Conditions error_counts cannot answer: these filters count the errors themselves. */
 function rowConditions(filters: ErrorFilters): RawBuilder<unknown>[] {
   const conditions: RawBuilder<unknown>[] = []
-  if (filters.severity) conditions.push(sql`t.severity = ${filters.severity}`)
   if (filters.source) conditions.push(sql`t.source = ${filters.source}`)
   if (filters.parameter) conditions.push(sql`t.discrepancy_parameter = ${filters.parameter}`)
   if (filters.member_id) conditions.push(sql`t.member_id = ${filters.member_id}`)
+  // `me` was replaced by the caller's user id before reaching here (errors.service.ts).
+  if (filters.assigned_user_id === 'none') conditions.push(sql`t.assigned_user_id is null`)
+  else if (filters.assigned_user_id) conditions.push(sql`t.assigned_user_id = ${filters.assigned_user_id}`)
+  if (filters.q) conditions.push(searchCondition(filters.q))
   return conditions
 }
 
 /**
- * The total of a listing. Filtered by scope, status and assignee only (the queue's usual
- * question) it is a sum over the few rows of error_counts, which triggers keep in step with
- * every write (migration 0003); counting tens of thousands of matching errors per page would
- * cost more than the page. Any other filter counts the errors themselves.
+ * The total of a listing. Filtered by scope, status, assignee and severity only (the queue's
+ * usual questions) it is a sum over the few rows of error_counts, which triggers keep in step with
+ * every write (migrations 0003, 0019); counting tens of thousands of matching errors per page
+ * would cost more than the page. Any other filter counts the errors themselves.
  */
 function totalOf(where: ErrorListScope, filters: ErrorFilters): RawBuilder<number> {
   const scope = scopeConditions(where, filters)
@@ -134,13 +183,38 @@ function totalOf(where: ErrorListScope, filters: ErrorFilters): RawBuilder<numbe
   return sql<number>`(select count(*)::int from errors t where ${and([...scope, ...rows])})`
 }
 
-function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filters: ErrorFilters, limit: unknown, offset: unknown) {
+/**
+ * Each sort's columns, then the direction of all of them: a whole order reversed keeps index
+ * scans usable (migration 0019 indexes each of these per coverage period). Ties are broken by
+ * how long errors have waited (aged_from), then id.
+ */
+const ORDERINGS: Record<ErrorSort, { columns: readonly string[]; descending: boolean }> = {
+  created_at: { columns: ['created_at', 'id'], descending: false },
+  '-created_at': { columns: ['created_at', 'id'], descending: true },
+  // Age ascending is the youngest first: the latest aged_from.
+  age: { columns: ['aged_from', 'id'], descending: true },
+  '-age': { columns: ['aged_from', 'id'], descending: false },
+  severity: { columns: ['severity_rank', 'aged_from', 'id'], descending: false },
+  '-severity': { columns: ['severity_rank', 'aged_from', 'id'], descending: true },
+  parameter: { columns: ['discrepancy_parameter', 'aged_from', 'id'], descending: false },
+  '-parameter': { columns: ['discrepancy_parameter', 'aged_from', 'id'], descending: true },
+  status: { columns: ['status_rank', 'aged_from', 'id'], descending: false },
+  '-status': { columns: ['status_rank', 'aged_from', 'id'], descending: true },
+}
+
+/** `order by` of a sort on a table alias. */
+function orderOf(sort: ErrorSort, alias: 't' | 'e'): RawBuilder<unknown> {
+  const { columns, descending } = ORDERINGS[sort]
+  return sql.raw(columns.map((column) => `${alias}.${column}${descending ? ' desc' : ''}`).join(', '))
+}
+
+function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filters: ErrorFilters, limit: unknown, offset: unknown, sort: ErrorSort = 'created_at') {
   const condition = and([...scopeConditions(where, filters), ...rowConditions(filters)])
   return db.selectNoFrom([
     totalOf(where, filters).as('total'),
     sql<JsonText<ErrorResource[]>>`(
-      select '[' || coalesce(string_agg(${errorJson}, ',' order by e.created_at, e.id), '') || ']'
-        from (select * from errors t where ${condition} order by t.created_at, t.id limit ${limit} offset ${offset}) e)`.as('errors'),
+      select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by ${orderOf(sort, 'e')}), '') || ']'
+        from (select * from errors t where ${condition} order by ${orderOf(sort, 't')} limit ${limit} offset ${offset}) e)`.as('errors'),
   ])
 }
 type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
@@ -179,9 +253,9 @@ for (let bits = 0; bits < 16; bits++) {
 }
 
 /** One page in creation order (ids are time-ordered) as JSON text, and the total, in one statement (one snapshot). */
-export async function listErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters, pageReq: PageRequest): Promise<ListRow> {
+export async function listErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters, pageReq: PageRequest, sort: ErrorSort = 'created_at'): Promise<ListRow> {
   const { status, assignee, ...others } = filters
-  const usual = Object.values(others).every((value) => value === undefined)
+  const usual = sort === 'created_at' && Object.values(others).every((value) => value === undefined)
   if (usual) {
     const period = 'coveragePeriodId' in where ? where.coveragePeriodId : undefined
     const shape: ListShape = { period: period !== undefined, scoped: where.accountScope !== undefined, status: !!status, assignee: !!assignee }
@@ -189,7 +263,25 @@ export async function listErrors(db: Executor, where: ErrorListScope, filters: E
     const rows = await preparedLists.get(shapeKey(shape))!(db, ...params, pageReq.perPage, offsetOf(pageReq))
     return rows[0]!
   }
-  return listQuery(db, where, filters, pageReq.perPage, offsetOf(pageReq)).executeTakeFirstOrThrow()
+  return listQuery(db, where, filters, pageReq.perPage, offsetOf(pageReq), sort).executeTakeFirstOrThrow()
+}
+
+/** How many errors match, by status and severity, in one statement (GET /errors/counts). */
+export async function countErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters): Promise<ErrorCounts> {
+  const scope = scopeConditions(where, filters)
+  const rows = rowConditions(filters)
+  // As for totals: sums over error_counts unless a filter only the errors themselves can answer.
+  const grouped =
+    rows.length === 0
+      ? sql<{ status: string; severity: string; n: number }>`select t.status, t.severity, coalesce(sum(t.delta), 0)::int as n from error_counts t where ${and(scope)} group by t.status, t.severity`
+      : sql<{ status: string; severity: string; n: number }>`select t.status, t.severity, count(*)::int as n from errors t where ${and([...scope, ...rows])} group by t.status, t.severity`
+  const counts: ErrorCounts = { total: 0, by_status: { unresolved: 0, returned: 0, resolved: 0 }, by_severity: { failure: 0, warning: 0, info: 0 } }
+  for (const row of (await grouped.execute(db)).rows) {
+    counts.total += row.n
+    counts.by_status[row.status as keyof ErrorCounts['by_status']] += row.n
+    counts.by_severity[row.severity as keyof ErrorCounts['by_severity']] += row.n
+  }
+  return counts
 }
 
 export async function listComments(db: Executor, errorId: string, pageReq: PageRequest): Promise<{ items: ErrorComment[]; total: number }> {
@@ -221,4 +313,144 @@ export async function referencesOf(db: Executor, groupId: string, coveragePeriod
     ])
     .executeTakeFirstOrThrow()
   return { memberInGroup: row.member_in_group, planInCoveragePeriod: row.plan_in_coverage_period }
+}
+
+/** One page of an error's history, oldest first, with the comment and the assigned user each entry names. */
+export async function listHistory(db: Executor, errorId: string, pageReq: PageRequest): Promise<{ items: ErrorHistoryEntry[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('error_history as h')
+      .leftJoin('error_comments as c', 'c.id', 'h.comment_id')
+      .leftJoin('users as u', 'u.id', 'h.assigned_user_id')
+      .select([
+        'h.id',
+        'h.type',
+        'h.created_at',
+        'h.actor',
+        'h.party',
+        'h.from_status',
+        'h.to_status',
+        'h.assignee',
+        'c.id as comment_id',
+        'c.message as comment_message',
+        'u.id as assigned_user_id',
+        'u.email as assigned_user_email',
+      ])
+      .where('h.error_id', '=', errorId)
+      .orderBy('h.created_at')
+      .orderBy('h.id')
+      .limit(pageReq.perPage)
+      .offset(offsetOf(pageReq))
+      .execute(),
+    db.selectFrom('error_history').select(sql<number>`count(*)::int`.as('total')).where('error_id', '=', errorId).executeTakeFirstOrThrow(),
+  ])
+  const items = rows.map(
+    (row): ErrorHistoryEntry => ({
+      id: row.id,
+      type: row.type,
+      created_at: new Date(row.created_at).toISOString(),
+      actor: row.actor,
+      party: row.party,
+      comment: row.comment_id ? { id: row.comment_id, message: row.comment_message! } : null,
+      assigned_user: row.assigned_user_id ? { id: row.assigned_user_id, email: row.assigned_user_email! } : null,
+      from_status: row.from_status as ErrorHistoryEntry['from_status'],
+      to_status: row.to_status as ErrorHistoryEntry['to_status'],
+      assignee: row.assignee as ErrorHistoryEntry['assignee'],
+    }),
+  )
+  return { items, total: count.total }
+}
+
+/** Locks the errors in scope with these ids (in id order, so two bulk assignments cannot deadlock). */
+export async function lockErrors(tx: Executor, scope: AccountScope, ids: readonly string[]): Promise<ErrorRow[]> {
+  let query = tx.selectFrom('errors').selectAll().where(sql<boolean>`id = any(${[...ids]}::uuid[])`)
+  if (scope) query = query.where('account_id', '=', scope)
+  return query.orderBy('id').forUpdate().execute()
+}
+
+export async function setAssignedUser(tx: Executor, id: string, userId: string | null, now: Date): Promise<ErrorRow> {
+  return tx.updateTable('errors').set({ assigned_user_id: userId, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+}
+
+/** A row of the CSV export (errors.csv.ts): the columns a spreadsheet shows, and the sort key to continue after. */
+export interface ExportRow {
+  id: string
+  status: string
+  severity: string
+  assignee: string
+  assigned_to: string | null
+  aged_from: string
+  age_seconds: number
+  created_at: string
+  updated_at: string
+  account_name: string
+  employer_name: string
+  group_id: string
+  group_external_identifier: string
+  member_name: string | null
+  member_external_identifier: string | null
+  member_id: string | null
+  plan_name: string | null
+  plan_id: string | null
+  parameter: string
+  kind: string
+  message: string
+  carrier_value: string | null
+  platform_value: string | null
+  source: string
+  resolution_message: string | null
+  resolved_by: string | null
+  resolved_at: string | null
+  comment_count: number
+  /** The sort columns' values as text, in ORDERINGS order: the next page starts after them. */
+  keys: string[]
+}
+
+/** Each sortable column's type, to read a key back from its text exactly (timestamps keep their microseconds). */
+const KEY_TYPES: Record<string, string> = {
+  created_at: 'timestamptz',
+  aged_from: 'timestamptz',
+  id: 'uuid',
+  severity_rank: 'smallint',
+  status_rank: 'smallint',
+  discrepancy_parameter: 'text',
+}
+
+/**
+ * One page of the export after `after` (the previous page's last keys), in the listing's order:
+ * keyset pages, so the export of 100,000 errors reads each once instead of skipping ever more.
+ * SSN discrepancies export no value at all, masked or not.
+ */
+export async function exportPage(db: Executor, where: ErrorListScope, filters: ErrorFilters, sort: ErrorSort, after: readonly string[] | null, limit: number): Promise<ExportRow[]> {
+  const { columns, descending } = ORDERINGS[sort]
+  const conditions = [...scopeConditions(where, filters), ...rowConditions(filters)]
+  if (after) {
+    const keys = sql.join(columns.map((column) => sql.raw(`t.${column}`)))
+    const values = sql.join(columns.map((column, index) => sql`${after[index]}::${sql.raw(KEY_TYPES[column]!)}`))
+    conditions.push(descending ? sql`(${keys}) < (${values})` : sql`(${keys}) > (${values})`)
+  }
+  const ts = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+  const value = (column: string) => sql.raw(`case when t.discrepancy_parameter = 'social_security_number' or ${column} is null or ${column} = 'null'::jsonb then null
+      when jsonb_typeof(${column}) = 'string' then ${column} #>> '{}' else ${column}::text end`)
+  const rows = await sql<Omit<ExportRow, 'keys'> & Record<`k${number}`, string>>`
+    select t.id, t.status, t.severity, t.assignee, au.email as assigned_to, ${ts('t.aged_from')} as aged_from,
+           greatest(0, floor(extract(epoch from (now() - t.aged_from))))::int as age_seconds,
+           ${ts('t.created_at')} as created_at, ${ts('t.updated_at')} as updated_at,
+           a.name as account_name, g.organization_name as employer_name, t.group_id, g.external_identifier as group_external_identifier,
+           case when m.id is null then null else m.first_name || ' ' || m.last_name end as member_name,
+           m.external_identifier as member_external_identifier, t.member_id, pl.description as plan_name, t.plan_id,
+           t.discrepancy_parameter as parameter, t.discrepancy_kind as kind, t.message,
+           ${value('t.discrepancy_carrier')} as carrier_value, ${value('t.discrepancy_platform')} as platform_value,
+           t.source, t.resolution_message, t.resolved_by, ${ts('t.resolved_at')} as resolved_at, t.comment_count,
+           ${sql.join(columns.map((column, index) => sql`t.${sql.raw(column)}::text as ${sql.raw(`k${index}`)}`))}
+      from errors t
+      join accounts a on a.id = t.account_id
+      join groups g on g.id = t.group_id
+      left join members m on m.id = t.member_id
+      left join plans pl on pl.id = t.plan_id
+      left join users au on au.id = t.assigned_user_id
+     where ${and(conditions)}
+     order by ${orderOf(sort, 't')}
+     limit ${limit}`.execute(db)
+  return rows.rows.map((row) => ({ ...row, keys: columns.map((_, index) => row[`k${index}`]!) }))
 }

@@ -1,4 +1,6 @@
-import type { FastifyReply } from 'fastify'
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
 import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
 import { sendJsonText } from '../../http/json-text.js'
@@ -24,21 +26,75 @@ import {
 } from './errors.schema.js'
 import type { JsonText } from './errors.repo.js'
 import type { ErrorsService } from './errors.service.js'
+import { errorQueueRoutes } from './errors-queue.routes.js'
 
 // Discrepancy values may be a birth date or a masked SSN, and comments name users.
 const NO_STORE = ' The answer concerns members, so it carries `Cache-Control: no-store`.'
 const FILTERS =
   'Filters combine (AND): `status` (unresolved, returned, resolved), `assignee` (service, partner), `severity`, `source`, ' +
-  '`parameter` (one of the 23 discrepancy parameters) and `member_id`; an unknown value answers 422 naming the parameter. ' +
-  'Oldest first, paginated; each error carries all its comments.'
+  '`parameter` (one of the 23 discrepancy parameters), `member_id`, `assigned_user_id` (a user id, `me` for the signed-in ' +
+  'console user, `none`) and `q` (text searched in member names and external identifiers, employer names and group ' +
+  'external identifiers); an unknown value answers 422 naming the parameter. `sort` orders by `age`, `severity`, ' +
+  '`parameter`, `status` or `created_at` (the default: oldest raised first), `-` first to reverse. Paginated; each error ' +
+  'carries all its comments, the names a person reads (member, plan, employer, account), the person assigned and ' +
+  '`age_seconds`. With `Accept: text/csv` the answer is every matching error (not one page) as a CSV file, streamed, ' +
+  'one row per error with its names and no SSN.'
 
 /** An error or a page of errors, as JSON text PostgreSQL built (errors.repo.ts), in its key. */
 function sendJson(reply: FastifyReply, status: number, key: 'error' | 'errors', json: JsonText<unknown>): FastifyReply {
   return sendJsonText(reply, status, `{"${key}":${json}}`)
 }
 
+/** The list routes answer JSON, or CSV when asked for (Accept: text/csv), each media type documented. */
+const errorListResponse = {
+  description: 'One page of errors (see the Total and Link headers), or with Accept: text/csv every matching error as CSV',
+  content: {
+    'application/json': { schema: ErrorList },
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description:
+          'Every matching error, one row each after a header row (RFC 4180, UTF-8 with a byte order mark), streamed: ' +
+          'Error ID, Status, Severity, Held by, Assigned to, Age (days), Waiting since, Raised at, Last change, Account, ' +
+          'Employer, Group external ID, Group ID, Member, Member external ID, Member ID, Plan, Plan ID, Parameter, Kind, ' +
+          'Message, Carrier value, Platform value (empty for SSNs), Source, Comments, Resolution, Resolved by, Resolved at',
+      },
+    },
+  },
+} as unknown as TSchema
+
+/** Whether the client prefers CSV to JSON (Accept: text/csv, by its q-values; JSON on a tie or without). */
+export function wantsCsv(request: FastifyRequest): boolean {
+  const accept = request.headers.accept
+  if (!accept || !accept.toLowerCase().includes('text/csv')) return false
+  const quality = (type: string) => {
+    let best = -1
+    for (const range of accept.split(',')) {
+      const [media, ...params] = range.trim().toLowerCase().split(';')
+      if (media !== type && media !== `${type.split('/')[0]}/*` && media !== '*/*') continue
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+      const value = q ? Number(q.slice(2)) : 1
+      // An exact type counts over a wildcard of the same weight.
+      best = Math.max(best, value + (media === type ? 0.0001 : 0))
+    }
+    return best
+  }
+  return quality('text/csv') > quality('application/json')
+}
+
+function sendCsv(reply: FastifyReply, csv: Readable): FastifyReply {
+  const day = new Date().toISOString().slice(0, 10)
+  return reply
+    .code(200)
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="errors-${day}.csv"`)
+    .header('Cache-Control', 'no-store')
+    .send(csv)
+}
+
 export function errorsRoutes(app: App, errors: ErrorsService): void {
   const tags = ['Errors']
+  errorQueueRoutes(app, errors)
 
   app.get(
     '/coverage_periods/:id/errors',
@@ -51,13 +107,14 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
         tags,
         params: IdParams,
         querystring: CoveragePeriodErrorsQuery,
-        response: { 200: ErrorList, ...problemResponses('validation_failed', 'coverage_period_not_found') },
+        response: { 200: errorListResponse, ...problemResponses('validation_failed', 'coverage_period_not_found') },
       },
     },
     async (request, reply) => {
-      const { page, per_page, ...filters } = request.query
+      const { page, per_page, sort, ...filters } = request.query
+      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), { coveragePeriodId: request.params.id }, filters, sort))
       const pageReq = pageRequest({ page, per_page })
-      const result = await errors.listForCoveragePeriod(requireActor(request), request.params.id, filters, pageReq)
+      const result = await errors.listForCoveragePeriod(requireActor(request), request.params.id, filters, pageReq, sort)
       setPaginationHeaders(request, reply, pageReq, result.total)
       return sendJson(reply, 200, 'errors', result.errors)
     },
@@ -75,13 +132,14 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
           `\`group_id\` to narrow it; another account's ids find nothing. ${FILTERS}${NO_STORE}`,
         tags,
         querystring: ErrorsQuery,
-        response: { 200: ErrorList, ...problemResponses('validation_failed') },
+        response: { 200: errorListResponse, ...problemResponses('validation_failed') },
       },
     },
     async (request, reply) => {
-      const { page, per_page, ...filters } = request.query
+      const { page, per_page, sort, ...filters } = request.query
+      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), {}, filters, sort))
       const pageReq = pageRequest({ page, per_page })
-      const result = await errors.list(requireActor(request), filters, pageReq)
+      const result = await errors.list(requireActor(request), filters, pageReq, sort)
       setPaginationHeaders(request, reply, pageReq, result.total)
       return sendJson(reply, 200, 'errors', result.errors)
     },

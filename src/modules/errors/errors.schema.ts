@@ -43,6 +43,9 @@ const CensusRequestSummary = Type.Object(
   { additionalProperties: false },
 )
 
+/** A user named on an error as the one working it: enough to show and to filter by. */
+export const AssignedUserSchema = Type.Object({ id: Uuid, email: Type.String() }, { additionalProperties: false })
+
 export const ErrorSchema = Type.Object(
   {
     id: Uuid,
@@ -85,6 +88,14 @@ export const ErrorSchema = Type.Object(
       ...CensusRequestSummary,
       description: 'The census request (reconciliation with the carrier) that last raised, reopened or resolved the error; null until census requests exist',
     }),
+    // What a person reads in the queue, so a list needs no extra call per row (issue 17).
+    assigned_user: Nullable({ ...AssignedUserSchema, description: 'The person of the holding party (assignee) working the error; null when nobody is. Cleared when the error changes hands.' }),
+    age_seconds: Type.Integer({ minimum: 0, description: 'Whole seconds since the error was raised, reopened or last returned: how long it has waited in its current queue' }),
+    member_name: Nullable(Type.String({ description: "The member's first and last name; null for an error about no member" })),
+    plan_name: Nullable(Type.String({ description: "The plan's description (its name); null for an error about no plan" })),
+    employer_name: Type.String({ description: "The group's organization name" }),
+    account_id: Uuid,
+    account_name: Type.String({ description: 'The client platform (account) the error belongs to: operators see every account' }),
   },
   { additionalProperties: false },
 )
@@ -120,6 +131,13 @@ const errorExample: ErrorResource = {
   source: 'api',
   transaction_ids: [],
   census_requests: null,
+  assigned_user: { id: '0193a4b2-0000-7000-8000-000000000005', email: 'jane.doe@example.com' },
+  age_seconds: 86_400,
+  member_name: 'Maria Lopez',
+  plan_name: 'Gold HMO 2027',
+  employer_name: 'Acme Manufacturing',
+  account_id: '0193a4b2-0000-7000-8000-000000000001',
+  account_name: 'Benefits Platform Inc.',
 }
 const resolvedExample: ErrorResource = {
   ...errorExample,
@@ -145,13 +163,19 @@ export const ResolvedErrorResponse = Type.Object({ error: ErrorSchema }, { descr
 export const CreatedErrorResponse = Type.Object({ error: ErrorSchema }, { description: 'The error raised', examples: [{ error: manualExample }] })
 export const ErrorList = Type.Object(
   { errors: Type.Array(ErrorSchema) },
-  { description: 'One page of errors, oldest first; see the Total and Link headers', examples: [{ errors: [errorExample] }] },
+  { description: 'One page of errors, in the order asked (oldest raised first by default); see the Total and Link headers', examples: [{ errors: [errorExample] }] },
 )
 export const ErrorCommentResponse = Type.Object({ comment: ErrorCommentSchema }, { description: 'The comment', examples: [{ comment: commentExample }] })
 export const ErrorCommentList = Type.Object(
   { comments: Type.Array(ErrorCommentSchema) },
   { description: 'One page of comments, oldest first; see the Total and Link headers', examples: [{ comments: [commentExample] }] },
 )
+
+/** The orders a queue can be read in; a leading `-` reverses one (see errors.repo.ts, ORDERINGS). */
+export const ERROR_SORTS = ['created_at', '-created_at', 'age', '-age', 'severity', '-severity', 'parameter', '-parameter', 'status', '-status'] as const
+export type ErrorSort = (typeof ERROR_SORTS)[number]
+
+const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'
 
 const filters = {
   status: Type.Optional(ErrorStatus),
@@ -160,18 +184,147 @@ const filters = {
   source: Type.Optional(ErrorSource),
   parameter: Type.Optional(DiscrepancyParameterSchema),
   member_id: Type.Optional(Type.String({ format: 'uuid', description: 'Errors about this member (subscriber or dependent)' })),
+  assigned_user_id: Type.Optional(
+    Type.String({
+      pattern: `^(me|none|${UUID_PATTERN})$`,
+      description: 'Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody',
+    }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier",
+    }),
+  ),
 }
-export const CoveragePeriodErrorsQuery = Type.Object({ ...PaginationQuery.properties, ...filters }, { additionalProperties: false })
-export const ErrorsQuery = Type.Object(
+const sort = {
+  sort: Type.Optional(
+    Type.Enum([...ERROR_SORTS], {
+      description:
+        'The order: created_at (oldest raised first, the default), age (youngest first: least time waiting), severity (failure, warning, info), ' +
+        'parameter (alphabetical) or status (unresolved, returned, resolved), each then oldest waiting first; a leading `-` reverses the whole order',
+    }),
+  ),
+}
+const crossPeriodFilters = {
+  coverage_period_id: Type.Optional(Type.String({ format: 'uuid', description: 'Errors of this coverage period' })),
+  group_id: Type.Optional(Type.String({ format: 'uuid', description: 'Errors of this group' })),
+  account_id: Type.Optional(Type.String({ format: 'uuid', description: "Errors of this account (operators: any account's; a partner's own account only)" })),
+}
+export const CoveragePeriodErrorsQuery = Type.Object({ ...PaginationQuery.properties, ...filters, ...sort }, { additionalProperties: false })
+export const ErrorsQuery = Type.Object({ ...PaginationQuery.properties, ...filters, ...sort, ...crossPeriodFilters }, { additionalProperties: false })
+export const CoveragePeriodErrorCountsQuery = Type.Object({ ...filters }, { additionalProperties: false })
+export const ErrorCountsQuery = Type.Object({ ...filters, ...crossPeriodFilters }, { additionalProperties: false })
+/** Every filter a listing, a count or an export may combine. */
+export type ErrorFilters = Omit<Static<typeof ErrorsQuery>, 'page' | 'per_page' | 'sort'>
+
+export const ErrorCountsSchema = Type.Object(
   {
-    ...PaginationQuery.properties,
-    ...filters,
-    coverage_period_id: Type.Optional(Type.String({ format: 'uuid', description: 'Errors of this coverage period' })),
-    group_id: Type.Optional(Type.String({ format: 'uuid', description: 'Errors of this group' })),
+    total: Type.Integer({ minimum: 0 }),
+    by_status: Type.Object({ unresolved: Type.Integer(), returned: Type.Integer(), resolved: Type.Integer() }, { additionalProperties: false }),
+    by_severity: Type.Object({ failure: Type.Integer(), warning: Type.Integer(), info: Type.Integer() }, { additionalProperties: false }),
   },
   { additionalProperties: false },
 )
-export type ErrorFilters = Omit<Static<typeof ErrorsQuery>, 'page' | 'per_page'>
+export type ErrorCounts = Static<typeof ErrorCountsSchema>
+export const ErrorCountsResponse = Type.Object(
+  { counts: ErrorCountsSchema },
+  {
+    description: 'How many errors match the filters, in all, by status and by severity',
+    examples: [{ counts: { total: 1250, by_status: { unresolved: 830, returned: 120, resolved: 300 }, by_severity: { failure: 900, warning: 310, info: 40 } } }],
+  },
+)
+
+export const ERROR_HISTORY_TYPES = ['raised', 'commented', 'returned', 'assigned', 'unassigned', 'resolved', 'reopened', 'auto_resolved'] as const
+export const ErrorHistoryEntrySchema = Type.Object(
+  {
+    id: Uuid,
+    type: Type.Enum([...ERROR_HISTORY_TYPES], {
+      description:
+        'raised, commented, returned (handed to the other party, with its message), assigned or unassigned (to a person), resolved, reopened ' +
+        '(a later check found it again), auto_resolved (a check, such as the census, no longer finds it; or a provider selection cured it)',
+    }),
+    created_at: Timestamp,
+    actor: Nullable(Type.String({ description: "Who did it: a user's email, an API key's name, or the check (reconciliation, file_validation, api)" })),
+    party: Nullable(Type.Enum(['partner', 'service'], { description: "The actor's party; null for the service's own checks" })),
+    comment: Nullable({ ...Type.Object({ id: Uuid, message: Type.String() }, { additionalProperties: false }), description: 'The comment written (commented) or the message of a return' }),
+    assigned_user: Nullable({ ...AssignedUserSchema, description: 'The person assigned after this change' }),
+    from_status: Nullable({ ...ErrorStatus, description: 'The status before the change, when it changed' }),
+    to_status: ErrorStatus,
+    assignee: Nullable({ ...Assignee, description: 'The party holding the error after the change' }),
+  },
+  { additionalProperties: false },
+)
+export type ErrorHistoryEntry = Static<typeof ErrorHistoryEntrySchema>
+export const ErrorHistoryList = Type.Object(
+  { history: Type.Array(ErrorHistoryEntrySchema) },
+  {
+    description: 'One page of the error\'s history, oldest first; see the Total and Link headers',
+    examples: [
+      {
+        history: [
+          {
+            id: '0193a4b2-0000-7000-8000-000000000080',
+            type: 'raised',
+            created_at: '2026-11-22T10:00:00.000Z',
+            actor: 'reconciliation',
+            party: null,
+            comment: null,
+            assigned_user: null,
+            from_status: null,
+            to_status: 'unresolved',
+            assignee: 'partner',
+          },
+          {
+            id: '0193a4b2-0000-7000-8000-000000000081',
+            type: 'assigned',
+            created_at: '2026-11-22T11:00:00.000Z',
+            actor: 'jane.doe@example.com',
+            party: 'partner',
+            comment: null,
+            assigned_user: { id: '0193a4b2-0000-7000-8000-000000000005', email: 'jane.doe@example.com' },
+            from_status: null,
+            to_status: 'unresolved',
+            assignee: 'partner',
+          },
+        ],
+      },
+    ],
+  },
+)
+
+export const AssignmentBody = Type.Object(
+  {
+    assignment: Type.Object(
+      {
+        user_id: Nullable(Type.String({ format: 'uuid', description: 'An active user of your account, which must be the party holding the error; null unassigns' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, examples: [{ assignment: { user_id: '0193a4b2-0000-7000-8000-000000000005' } }, { assignment: { user_id: null } }] },
+)
+export type AssignmentInput = Static<typeof AssignmentBody>['assignment']
+export const MAX_BULK_ASSIGNMENT = 100
+export const BulkAssignmentBody = Type.Object(
+  {
+    assignment: Type.Object(
+      {
+        user_id: Nullable(Type.String({ format: 'uuid', description: 'An active user of your account; null unassigns' })),
+        error_ids: Type.Array(Type.String({ format: 'uuid' }), { minItems: 1, maxItems: MAX_BULK_ASSIGNMENT, uniqueItems: true, description: 'The errors, each held by your party' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ assignment: { user_id: '0193a4b2-0000-7000-8000-000000000005', error_ids: ['0193a4b2-0000-7000-8000-000000000070', '0193a4b2-0000-7000-8000-000000000072'] } }],
+  },
+)
+export type BulkAssignmentInput = Static<typeof BulkAssignmentBody>['assignment']
+export const ErrorsResponse = Type.Object({ errors: Type.Array(ErrorSchema) }, { description: 'The errors as they are now, in the order given' })
+
 export const CommentsQuery = Type.Object({ ...PaginationQuery.properties }, { additionalProperties: false })
 
 export const CreateCommentBody = Type.Object(

@@ -198,8 +198,11 @@ export async function raiseErrors(
     if (changed) audit.push({ accountId: row.account_id, action: 'error.updated', resourceType: 'error', resourceId: row.id })
   }
   await recordAuditEvents(tx, actor, audit)
-  for (const row of created) await emitErrorEvent(tx, 'error.created', createdFacts(row), { reopened: false }, now)
-  for (const row of reopened) await emitErrorEvent(tx, 'error.created', row, { reopened: true }, now)
+  // The service's own check raised or reopened these: its source says which check.
+  for (const row of created) await emitErrorEvent(tx, 'error.created', createdFacts(row), { reopened: false }, now, { type: 'raised', actor: context.source, party: null })
+  for (const row of reopened) {
+    await emitErrorEvent(tx, 'error.created', row, { reopened: true }, now, { type: 'reopened', actor: context.source, party: null, fromStatus: 'resolved' })
+  }
   // Answered in the order the discrepancies were given, whatever order they were written in.
   const position = new Map(keys.map((key, index) => [key, index]))
   return results.sort((a, b) => position.get(a.dedupeKey)! - position.get(b.dedupeKey)!)
@@ -267,7 +270,14 @@ export async function resolveLockedErrors(
   const previous = new Map(rows.map((row) => [row.id, row.status]))
   resolved.sort((a, b) => (a.id < b.id ? -1 : 1))
   for (const row of resolved) {
-    await emitErrorEvent(tx, 'error.resolved', row, { previous_status: previous.get(row.id) ?? null, automatic: resolution.automatic }, now)
+    const previousStatus = previous.get(row.id) ?? null
+    await emitErrorEvent(tx, 'error.resolved', row, { previous_status: previousStatus, automatic: resolution.automatic }, now, {
+      type: resolution.automatic ? 'auto_resolved' : 'resolved',
+      actor: resolution.resolvedBy,
+      party: resolution.automatic ? null : actor.accountKind,
+      userId: resolution.resolvedByUserId ?? null,
+      fromStatus: previousStatus,
+    })
   }
   return resolved
 }

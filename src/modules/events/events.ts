@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'error.resolved',
   'error.returned',
   'error.commented',
+  'error.assigned',
   'coverage_period.state_changed',
   'work_order.status_changed',
   'census_request.completed',
