@@ -15,6 +15,7 @@ export const EVENT_TYPE_LABELS: Record<WatcherEventType, string> = {
   'error.resolved': 'An error is resolved',
   'error.returned': 'An error is returned to the client',
   'error.commented': 'An error gets a comment',
+  'error.assigned': 'An error is assigned to a person, or unassigned',
   'coverage_period.state_changed': 'A coverage period changes state',
   'work_order.status_changed': 'A work order changes status',
   'census_request.completed': 'A census request completes',
