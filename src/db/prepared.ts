@@ -46,7 +46,15 @@ export const NAMED_LIST_MAX = 1000
  * passes `named` false for it (see NAMED_LIST_MAX), and that run is planned for its own size.
  */
 export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>, named = true): Promise<QueryResult<Row>> {
-  const compiled = query.compile(db)
+  return executeNamedCompiled(db, query.compile(db), named)
+}
+
+/**
+ * executeNamed for a query already compiled (a typed builder's `.compile()`): the error queue's
+ * filtered and sorted pages, whose text is fixed per combination of filters and sort, and whose
+ * planning cost about as much as running them (bench/RESULTS.md, issue 17).
+ */
+export async function executeNamedCompiled<Row>(db: Executor, compiled: CompiledQuery<Row>, named = true): Promise<QueryResult<Row>> {
   if (named && !statementNames.has(compiled.sql) && namedRawStatements < MAX_NAMED_RAW_STATEMENTS) {
     namedRawStatements++
     nameStatement(compiled.sql)
