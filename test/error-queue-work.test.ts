@@ -6,7 +6,7 @@ import { csvField } from '../src/modules/errors/errors.csv.js'
 import { ErrorHistoryEntrySchema, ErrorSchema } from '../src/modules/errors/errors.schema.js'
 import { autoResolveErrors, raiseErrors, type CheckContext, type FoundDiscrepancy } from '../src/modules/errors/raise-errors.js'
 import { consoleUser, signedIn, withSession } from './helpers/console-session.js'
-import { raiseByHand, registerUser } from './helpers/error-fixtures.js'
+import { deliveriesOf, insertWatcher, raiseByHand, registerUser } from './helpers/error-fixtures.js'
 import { insertMember, insertPlan, insertReadySetup, type MemberRow, type ReadySetup } from './helpers/setup-factories.js'
 import { call, expectProblem, startTestApp, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -253,6 +253,20 @@ describe('assignment to a person', () => {
     expect((await call(t.app, q.a, 'POST', `/errors/${q.e3}/resolution`, { message: 'Done.' })).statusCode).toBe(200)
     expectProblem(await assign(q.a, q.e3, mary.id), 422, 'error_resolved')
     expect((await assign(q.a, q.e3, null)).statusCode).toBe(200)
+  })
+
+  it('when an error is assigned and unassigned, then watchers receive error.assigned with ids only', async () => {
+    const q = await queue()
+    const watcher = await insertWatcher(t.db, q.a.accountId, ['error.assigned'])
+    const jane = await registerUser(t, q.a, `jane-${q.tag}@example.com`)
+    expect((await assign(q.a, q.e1, jane.id)).statusCode).toBe(200)
+    expect((await assign(q.a, q.e1, null)).statusCode).toBe(200)
+    const delivered = await deliveriesOf(t.db, watcher)
+    expect(delivered.map((d) => [d.type, d.data.error_id, d.data.assigned_user_id, d.data.previous_assigned_user_id])).toEqual([
+      ['error.assigned', q.e1, jane.id, null],
+      ['error.assigned', q.e1, null, jane.id],
+    ])
+    for (const d of delivered) for (const secret of [jane.email, 'Alice', 'Quill', '1985-03']) expect(d.text).not.toContain(secret)
   })
 
   it('when an assigned error is handed back to the other party, then nobody is assigned any more', async () => {
