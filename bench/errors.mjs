@@ -38,7 +38,7 @@ import {
   startService,
   stopAll,
 } from './lib.mjs'
-import { createGroup } from './members.mjs'
+import { createCoveragePeriod } from './members.mjs'
 
 const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md')
 const env = process.env
@@ -97,42 +97,6 @@ async function createOperator() {
   } finally {
     await handle.close()
   }
-}
-
-/** A coverage period with one plan, created through the API as a client would. */
-async function createCoveragePeriod(url, apiKey, runTag) {
-  const headers = { 'service-api-key': apiKey, 'content-type': 'application/json' }
-  const { groupId } = await createGroup(url, apiKey, `errors-${runTag}`)
-  const cp = await expectOk(
-    'POST /groups/{id}/coverage_periods',
-    `${url}/groups/${groupId}/coverage_periods`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        coverage_period: {
-          external_identifier: `bench-${runTag}`,
-          coverage_start_date: '2027-01-01',
-          coverage_end_date: '2027-12-31',
-          employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' },
-        },
-      }),
-    },
-    (b) => typeof b?.coverage_period?.id === 'string',
-  )
-  const plan = await expectOk(
-    'POST /coverage_periods/{id}/plans',
-    `${url}/coverage_periods/${cp.coverage_period.id}/plans`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        plan: { external_identifier: 'gold-ppo', description: 'Gold PPO', product_line: 'medical', product_type: 'preferred_provider_organization', policy_premium_method: 'list_bill' },
-      }),
-    },
-    (b) => typeof b?.plan?.id === 'string',
-  )
-  return { groupId, coveragePeriodId: cp.coverage_period.id, planId: plan.plan.id }
 }
 
 /**
@@ -394,7 +358,7 @@ async function main() {
   const service = await startService('info', { label: 'errors', extraEnv: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } })
   const floorServer = await startBareServer('floor-server.mjs', { DATABASE_URL })
   const runTag = Date.now().toString(36)
-  const cp = await createCoveragePeriod(service.url, seed.apiKey, runTag)
+  const cp = await createCoveragePeriod(service.url, seed.apiKey, `errors-${runTag}`)
 
   console.log(`Seeding ${ERROR_COUNT} errors ...`)
   const seedStarted = performance.now()

@@ -77,6 +77,42 @@ function ssn(n, areaOffset) {
 const isoDate = (year, n) => `${year}-${String(1 + (n % 12)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`
 
 /** The bulk body: BULK_SUBSCRIBERS subscribers with BULK_DEPENDENTS dependents in all. */
+/** A group, its coverage period and one plan, created through the API as a client would (bench:errors, bench:queue). */
+export async function createCoveragePeriod(url, apiKey, runTag) {
+  const headers = { 'service-api-key': apiKey, 'content-type': 'application/json' }
+  const { groupId } = await createGroup(url, apiKey, runTag)
+  const cp = await expectOk(
+    'POST /groups/{id}/coverage_periods',
+    `${url}/groups/${groupId}/coverage_periods`,
+    {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        coverage_period: {
+          external_identifier: `bench-${runTag}`,
+          coverage_start_date: '2027-01-01',
+          coverage_end_date: '2027-12-31',
+          employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' },
+        },
+      }),
+    },
+    (b) => typeof b?.coverage_period?.id === 'string',
+  )
+  const plan = await expectOk(
+    'POST /coverage_periods/{id}/plans',
+    `${url}/coverage_periods/${cp.coverage_period.id}/plans`,
+    {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        plan: { external_identifier: 'gold-ppo', description: 'Gold PPO', product_line: 'medical', product_type: 'preferred_provider_organization', policy_premium_method: 'list_bill' },
+      }),
+    },
+    (b) => typeof b?.plan?.id === 'string',
+  )
+  return { groupId, coveragePeriodId: cp.coverage_period.id, planId: plan.plan.id }
+}
+
 export function buildBulkBody(locationId, runTag) {
   const areaOffset = Number.parseInt(runTag.slice(-4), 36) % 600 // SSNs differ between runs as well
   let member = 0

@@ -36,7 +36,7 @@ import {
   startService,
   stopAll,
 } from './lib.mjs'
-import { createGroup } from './members.mjs'
+import { createCoveragePeriod } from './members.mjs'
 
 const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md')
 const env = process.env
@@ -51,34 +51,6 @@ const FIRST_NAMES = ['Maria', 'James', 'Aiyana', 'Chen', 'Fatima', 'Olivia', 'Kw
 const LAST_NAMES = ['Lopez', 'Okafor', 'Nguyen', 'Schmidt', 'Haddad', 'Kowalski', 'Tanaka', 'Brennan', 'Silva', 'Petrov', 'Mensah', 'Larsen', 'Dubois', 'Rossi', 'Yilmaz', 'Fischer', 'Moreau', 'Novak', 'Ibrahim', 'Andersson']
 
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
-
-async function createCoveragePeriod(url, apiKey, runTag) {
-  const headers = { 'service-api-key': apiKey, 'content-type': 'application/json' }
-  const { groupId } = await createGroup(url, apiKey, `queue-${runTag}`)
-  const cp = await expectOk(
-    'POST /groups/{id}/coverage_periods',
-    `${url}/groups/${groupId}/coverage_periods`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        coverage_period: { external_identifier: `queue-${runTag}`, coverage_start_date: '2027-01-01', coverage_end_date: '2027-12-31', employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' } },
-      }),
-    },
-    (b) => typeof b?.coverage_period?.id === 'string',
-  )
-  const plan = await expectOk(
-    'POST /coverage_periods/{id}/plans',
-    `${url}/coverage_periods/${cp.coverage_period.id}/plans`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ plan: { external_identifier: 'gold-ppo', description: 'Gold PPO', product_line: 'medical', product_type: 'preferred_provider_organization', policy_premium_method: 'list_bill' } }),
-    },
-    (b) => typeof b?.plan?.id === 'string',
-  )
-  return { groupId, coveragePeriodId: cp.coverage_period.id, planId: plan.plan.id }
-}
 
 /** The members and errors; answers a few members' external identifiers to search for. */
 async function seed({ accountId, groupId, coveragePeriodId, planId, userId }, runTag) {
@@ -195,7 +167,7 @@ async function main() {
   const database = await prepareDatabase()
   const service = await startService('info', { label: 'queue' })
   const runTag = Date.now().toString(36)
-  const cp = await createCoveragePeriod(service.url, database.apiKey, runTag)
+  const cp = await createCoveragePeriod(service.url, database.apiKey, `queue-${runTag}`)
   console.log(`Seeding ${MEMBER_COUNT} members and ${ERROR_COUNT} errors ...`)
   const seedStarted = performance.now()
   const externalIds = await seed({ accountId: database.accountId, userId: database.userId, ...cp }, runTag)
