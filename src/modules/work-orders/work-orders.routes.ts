@@ -2,8 +2,17 @@ import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
+import type { WorkOrderQueueService } from './work-order-queue.service.js'
 import type { WorkOrderTransitionsService } from './work-order-transitions.service.js'
-import { WorkOrderList, WorkOrderResponse, WorkOrdersQuery, WorkOrderTransitionBody } from './work-orders.schema.js'
+import {
+  WorkOrderAssignmentBody,
+  WorkOrderCountsQuery,
+  WorkOrderCountsResponse,
+  WorkOrderList,
+  WorkOrderResponse,
+  WorkOrdersQuery,
+  WorkOrderTransitionBody,
+} from './work-orders.schema.js'
 import type { WorkOrdersService } from './work-orders.service.js'
 
 const COMPLETE_SETUP_RULES =
@@ -20,7 +29,7 @@ const COMPLETE_SETUP_RULES =
   'provider and without a provider selection. A repeated call answers 200 with the same work order and changes nothing; ' +
   'simultaneous calls open one work order.'
 
-export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService): void {
+export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService, queue: WorkOrderQueueService): void {
   const tags = ['Work orders']
   const responses = {
     201: { ...WorkOrderResponse, description: 'The work order, opened by this call' },
@@ -90,7 +99,13 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
       schema: {
         operationId: 'listWorkOrders',
         summary: "The operations team's queue of work orders (operators)",
-        description: 'Every account\'s work orders, oldest first, filtered by status, carrier_name and account_id; paginated.',
+        description:
+          "Every account's work orders, oldest opened first unless `sort` says otherwise; paginated. Filters combine: status, " +
+          'carrier_name, account_id, group_id, assigned_user_id (a user id, `me` for the signed-in console user, `none` for the ' +
+          'unassigned) and q (a case-insensitive substring of the employer name, the group external identifier or the account ' +
+          'name). Each work order carries age_seconds, the time it has sat in its current status. Unknown query parameters and ' +
+          'values answer 422 validation_failed naming the parameter; assigned_user_id=me with an API key or token (no signed-in ' +
+          'user) answers 422 with code no_signed_in_user.',
         tags: ['Operator', ...tags],
         querystring: WorkOrdersQuery,
         response: { 200: WorkOrderList, ...problemResponses('forbidden', 'validation_failed') },
@@ -98,13 +113,28 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
     },
     async (request, reply) => {
       const pageReq = pageRequest(request.query)
-      const { items, total } = await transitions.list(
-        { status: request.query.status, carrierName: request.query.carrier_name, accountId: request.query.account_id },
-        pageReq,
-      )
+      const { items, total } = await queue.list(requireActor(request), request.query, request.query.sort, pageReq)
       setPaginationHeaders(request, reply, pageReq, total)
       return { work_orders: items }
     },
+  )
+
+  app.get(
+    '/work_orders/counts',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'countWorkOrders',
+        summary: 'How many work orders the queue holds, per status (operators)',
+        description:
+          'The same filters as GET /work_orders (without paging and sort): the number of matching work orders in total and per ' +
+          'status, every status present (0 when none).',
+        tags: ['Operator', ...tags],
+        querystring: WorkOrderCountsQuery,
+        response: { 200: WorkOrderCountsResponse, ...problemResponses('forbidden', 'validation_failed') },
+      },
+    },
+    async (request) => ({ counts: await queue.counts(requireActor(request), request.query) }),
   )
 
   app.get(
@@ -120,7 +150,33 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
         response: { 200: WorkOrderResponse, ...problemResponses('forbidden', 'work_order_not_found') },
       },
     },
-    async (request) => ({ work_order: await transitions.get(request.params.id) }),
+    async (request) => ({ work_order: await queue.get(request.params.id) }),
+  )
+
+  app.put(
+    '/work_orders/:id/assignment',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'assignWorkOrder',
+        summary: 'Assign a work order to an operator user, or unassign it (operators)',
+        description:
+          'Body `{"assignment": {"user_id": "<uuid>"}}` assigns the work order to that user; `{"assignment": {"user_id": null}}` ' +
+          'unassigns it. The user must be an active user of a service (operator) account, the party that holds work orders: ' +
+          'otherwise 422 validation_failed at /assignment/user_id with code unknown_user, user_deactivated or not_an_operator_user. ' +
+          'Assigning the user already assigned (or unassigning an unassigned order) changes nothing. A change records the audit ' +
+          "event work_order.assigned or work_order.unassigned and moves updated_at, not status_changed_at (the order's age). " +
+          'history[] keeps status changes only.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        body: WorkOrderAssignmentBody,
+        response: {
+          200: { ...WorkOrderResponse, description: 'The work order with its assignee' },
+          ...problemResponses('forbidden', 'work_order_not_found', 'validation_failed'),
+        },
+      },
+    },
+    async (request) => ({ work_order: await queue.assign(requireActor(request), request.params.id, request.body.assignment) }),
   )
 
   app.post(
