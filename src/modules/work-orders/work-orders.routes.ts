@@ -62,7 +62,10 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
       schema: {
         operationId: 'completeGroupInstallmentSetup',
         summary: "Complete the setup of an installment's coverage period (step 7)",
-        description: `The same as POST /coverage_periods/{id}/complete_setup for the coverage period linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none. ${COMPLETE_SETUP_RULES}`,
+        // The rules are described once, on the coverage period's operation, to keep openapi.json within its size budget.
+        description:
+          'The same as POST /coverage_periods/{id}/complete_setup (the rules and answers are described there) for the coverage period ' +
+          'linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none.',
         tags,
         params: IdParams,
         response: { ...responses, ...problemResponses('setup_incomplete', 'group_installment_not_found') },
@@ -100,12 +103,8 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
         operationId: 'listWorkOrders',
         summary: "The operations team's queue of work orders (operators)",
         description:
-          "Every account's work orders, oldest opened first unless `sort` says otherwise; paginated. Filters combine: status, " +
-          'carrier_name, account_id, group_id, assigned_user_id (a user id, `me` for the signed-in console user, `none` for the ' +
-          'unassigned) and q (a case-insensitive substring of the employer name, the group external identifier or the account ' +
-          'name). Each work order carries age_seconds, the time it has sat in its current status. Unknown query parameters and ' +
-          'values answer 422 validation_failed naming the parameter; assigned_user_id=me with an API key or token (no signed-in ' +
-          'user) answers 422 with code no_signed_in_user.',
+          "Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it " +
+          '(assigned_user_id=me without a console session: code no_signed_in_user).',
         tags: ['Operator', ...tags],
         querystring: WorkOrdersQuery,
         response: { 200: WorkOrderList, ...problemResponses('forbidden', 'validation_failed') },
@@ -126,9 +125,7 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
       schema: {
         operationId: 'countWorkOrders',
         summary: 'How many work orders the queue holds, per status (operators)',
-        description:
-          'The same filters as GET /work_orders (without paging and sort): the number of matching work orders in total and per ' +
-          'status, every status present (0 when none).',
+        description: 'The work orders matching the filters of GET /work_orders, counted in total and per status.',
         tags: ['Operator', ...tags],
         querystring: WorkOrderCountsQuery,
         response: { 200: WorkOrderCountsResponse, ...problemResponses('forbidden', 'validation_failed') },
@@ -161,17 +158,14 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
         operationId: 'assignWorkOrder',
         summary: 'Assign a work order to an operator user, or unassign it (operators)',
         description:
-          'Body `{"assignment": {"user_id": "<uuid>"}}` assigns the work order to that user; `{"assignment": {"user_id": null}}` ' +
-          'unassigns it. The user must be an active user of a service (operator) account, the party that holds work orders: ' +
-          'otherwise 422 validation_failed at /assignment/user_id with code unknown_user, user_deactivated or not_an_operator_user. ' +
-          'Assigning the user already assigned (or unassigning an unassigned order) changes nothing. A change records the audit ' +
-          "event work_order.assigned or work_order.unassigned and moves updated_at, not status_changed_at (the order's age). " +
-          'history[] keeps status changes only.',
+          'user_id must be an active user of a service account, else 422 at /assignment/user_id (code unknown_user, ' +
+          'user_deactivated or not_an_operator_user); null unassigns. The same assignee again changes nothing. A change is ' +
+          'audited (work_order.assigned or .unassigned) and moves updated_at, not status_changed_at; history[] is unchanged.',
         tags: ['Operator', ...tags],
         params: IdParams,
         body: WorkOrderAssignmentBody,
         response: {
-          200: { ...WorkOrderResponse, description: 'The work order with its assignee' },
+          200: WorkOrderResponse,
           ...problemResponses('forbidden', 'work_order_not_found', 'validation_failed'),
         },
       },
