@@ -8,8 +8,12 @@ import { startTestApp, type TestApp } from './helpers/test-app.js'
 
 /** Larger than this (canonical JSON) and a schema copied twice should have been a named component. */
 const DUPLICATE_LIMIT_BYTES = 2048
-/** The committed file; clients and the /docs page download it. */
-const SIZE_LIMIT_BYTES = 400 * 1000
+/**
+ * The committed file; clients and the /docs page download it. Set at 400 KB when the document was
+ * 349 KB; raised to 410 KB for the work-order queue (two operations, nine fields), which the
+ * document had no room left for even after its work order example was named once.
+ */
+const SIZE_LIMIT_BYTES = 410 * 1000
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, Json>> }
