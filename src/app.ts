@@ -46,6 +46,7 @@ import { createPlansService } from './modules/plans/plans.service.js'
 import { employmentClassificationsRoutes } from './modules/employment-classifications/employment-classifications.routes.js'
 import { createEmploymentClassificationsService } from './modules/employment-classifications/employment-classifications.service.js'
 import { workOrdersRoutes } from './modules/work-orders/work-orders.routes.js'
+import { createWorkOrderQueueService } from './modules/work-orders/work-order-queue.service.js'
 import { createWorkOrderTransitionsService } from './modules/work-orders/work-order-transitions.service.js'
 import { CARRIER_INSTALLATION_HOOKS, DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/index.js'
 import { createCarrierSide } from './main/carrier-side.js'
@@ -136,6 +137,7 @@ export function createServices(
     employmentClassifications: createEmploymentClassificationsService({ db }),
     workOrders: createWorkOrdersService({ db, carriers }),
     workOrderTransitions: createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS }),
+    workOrderQueue: createWorkOrderQueueService({ db }),
     lifeEvents: createLifeEventsService({ db, carriers, recordMemberChanges }),
     coverageTimeline: createCoverageTimelineService({ db }),
     providerSelections: createProviderSelectionsService({ db }),
@@ -252,7 +254,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   coveragePeriodsRoutes(app, services.coveragePeriods)
   plansRoutes(app, services.plans)
   employmentClassificationsRoutes(app, services.employmentClassifications)
-  workOrdersRoutes(app, services.workOrders, services.workOrderTransitions)
+  workOrdersRoutes(app, services.workOrders, services.workOrderTransitions, services.workOrderQueue)
   // The carrier side's modules (file deliveries, acknowledgements, census): built here rather than
   // in createServices, because they need the SSN keys, which the CLI does not hold.
   const carrierSide = createCarrierSide({

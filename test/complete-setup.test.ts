@@ -39,17 +39,26 @@ describe('POST /coverage_periods/{id}/complete_setup (step 7)', () => {
     const workOrder = res.json().work_order
     expect(workOrder).toEqual({
       id: expect.any(String),
+      account_id: partner.accountId,
+      account_name: 'Test partner',
       coverage_period_id: setup.coveragePeriod.id,
       group_id: setup.group.id,
       group_name: setup.group.organization_name,
+      group_external_identifier: setup.group.external_identifier,
+      employer_name: setup.group.organization_name,
       coverage_period_external_identifier: setup.coveragePeriod.external_identifier,
       carrier_name: 'sandbox_edi',
       status: 'open',
+      status_changed_at: workOrder.created_at,
+      age_seconds: expect.any(Number),
+      assigned_user: null,
       allowed_transitions: ['in_progress', 'cancelled'],
       history: [{ status: 'open', at: workOrder.created_at, by: 'Test partner key', message: expect.any(String) }],
       created_at: expect.any(String),
       updated_at: workOrder.created_at,
     })
+    // Just opened: it has sat in its status for no time worth counting.
+    expect(workOrder.age_seconds).toBeLessThan(5)
 
     const cp = (await call(t.app, partner, 'GET', `/coverage_periods/${setup.coveragePeriod.id}`)).json().coverage_period
     expect(cp.state).toBe('configuration')
@@ -63,7 +72,10 @@ describe('POST /coverage_periods/{id}/complete_setup (step 7)', () => {
 
     const read = await getWorkOrder(partner, setup.coveragePeriod.id)
     expect(read.statusCode, read.body).toBe(200)
-    expect(read.json().work_order).toEqual(workOrder)
+    // The same work order, older by the time between the two answers.
+    const { age_seconds: age, ...rest } = read.json().work_order
+    expect({ ...rest, age_seconds: workOrder.age_seconds }).toEqual(workOrder)
+    expect(age).toBeGreaterThanOrEqual(workOrder.age_seconds)
 
     const actions = await t.db.selectFrom('audit_events').select('action').where('account_id', '=', partner.accountId).execute()
     expect(actions.map((a) => a.action)).toEqual(expect.arrayContaining(['work_order.created', 'coverage_period.setup_completed']))
@@ -83,7 +95,8 @@ describe('POST /coverage_periods/{id}/complete_setup (step 7)', () => {
 
     const second = await completeSetup(partner, setup.coveragePeriod.id)
     expect(second.statusCode, second.body).toBe(200)
-    expect(second.json().work_order).toEqual(first.json().work_order)
+    // age_seconds alone may have grown between the two answers.
+    expect({ ...second.json().work_order, age_seconds: 0 }).toEqual({ ...first.json().work_order, age_seconds: 0 })
     expect(await workOrderCount(setup.coveragePeriod.id)).toBe(1)
     expect(await errorsOf(setup.coveragePeriod.id)).toHaveLength(1)
     const cpAfterSecond = await t.db.selectFrom('coverage_periods').selectAll().where('id', '=', setup.coveragePeriod.id).executeTakeFirstOrThrow()

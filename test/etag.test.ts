@@ -178,7 +178,12 @@ describe('ETag in the OpenAPI document', () => {
     }
     const resolve = (response: { $ref?: string; headers?: Record<string, unknown> }) =>
       response.$ref ? document.components.responses[response.$ref.replace('#/components/responses/', '')]! : response
-    const writes = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'put' || method === 'patch').map(([, op]) => op))
+    // The assignment PUTs (work orders, errors) name the whole assignment, so repeating one is harmless
+    // without a condition; and what they answer carries age_seconds, which changes every second, so a
+    // tag of it would be stale at once (docs/decisions.md, the work-order queue).
+    const writes = Object.values(document.paths)
+      .flatMap((item) => Object.entries(item).filter(([method]) => method === 'put' || method === 'patch').map(([, op]) => op))
+      .filter((op) => op.operationId !== 'assignWorkOrder' && op.operationId !== 'assignError')
     expect(writes.map((op) => op.operationId).sort()).toEqual(['updateDependent', 'updateGroup', 'updateSubscriber', 'updateWatcher'])
     for (const op of writes) {
       expect(op.parameters?.some((p) => p.in === 'header' && p.name === 'if-match'), op.operationId).toBe(true)

@@ -8,8 +8,11 @@ import { startTestApp, type TestApp } from './helpers/test-app.js'
 
 /** Larger than this (canonical JSON) and a schema copied twice should have been a named component. */
 const DUPLICATE_LIMIT_BYTES = 2048
-/** The committed file; clients and the /docs page download it. */
-// Raised from 400 KB by issue 17 (nine routes of the operators' queue): the limit makes growth a decision, see docs/decisions.md.
+/**
+ * The committed file; clients and the /docs page download it. Set at 400 KB when the document was
+ * 349 KB; raised to 460 KB by issue 17 (the operators' queue: the error queue's nine routes and
+ * fields, the work-order queue's two operations), so that growth stays a decision (docs/decisions.md).
+ */
 const SIZE_LIMIT_BYTES = 460 * 1000
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }

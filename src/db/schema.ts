@@ -340,6 +340,10 @@ export interface WorkOrdersTable {
   coverage_period_id: string
   status: Generated<WorkOrderStatus>
   history: Json<unknown>
+  /** An active user of a service account (migrations/0021); null: nobody has it. */
+  assigned_user_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** When the current status began: age_seconds and sort=age are measured from it. */
+  status_changed_at: Timestamp
   created_at: Timestamp
   updated_at: Timestamp
 }

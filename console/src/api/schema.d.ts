@@ -572,7 +572,7 @@ export interface paths {
         put?: never;
         /**
          * Complete the setup of an installment's coverage period (step 7)
-         * @description The same as POST /coverage_periods/{id}/complete_setup for the coverage period linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none. Checks that the coverage period has at least one plan, that at least one subscriber of the group has a qualifying life event on it, and that the group's producer commission splits sum to 100 (when it has producers); otherwise 422 setup_incomplete lists every gap at once in errors[], each with a code (no_plans, no_enrolled_subscribers, invalid_commission_splits, no_coverage_period, coverage_period_expired). A renewal (the group already has an installed coverage period: the next plan year, or a move to another carrier) needs no subscriber with a life event: its setup may be completed before any, and open_enrollment events carry the new elections afterwards. Then, in one transaction: opens the work order for the operations team (201), moves the coverage period to state configuration with setup_completed_at, marks the installment setup_completed, and raises an error resource (parameter primary_care_provider, severity failure, source api, assignee partner) for every member elected into an HMO medical plan of a carrier that requires a primary care provider and without a provider selection. A repeated call answers 200 with the same work order and changes nothing; simultaneous calls open one work order.
+         * @description The same as POST /coverage_periods/{id}/complete_setup (the rules and answers are described there) for the coverage period linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none.
          */
         post: operations["completeGroupInstallmentSetup"];
         delete?: never;
@@ -610,9 +610,29 @@ export interface paths {
         };
         /**
          * The operations team's queue of work orders (operators)
-         * @description Every account's work orders, oldest first, filtered by status, carrier_name and account_id; paginated.
+         * @description Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it (assigned_user_id=me without a console session: code no_signed_in_user).
          */
         get: operations["listWorkOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/work_orders/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many work orders the queue holds, per status (operators)
+         * @description The work orders matching the filters of GET /work_orders, counted in total and per status.
+         */
+        get: operations["countWorkOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -634,6 +654,26 @@ export interface paths {
          */
         get: operations["getWorkOrder"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/work_orders/{id}/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign a work order to an operator user, or unassign it (operators)
+         * @description user_id must be an active user of a service account, else 422 at /assignment/user_id (code unknown_user, user_deactivated or not_an_operator_user); null unassigns. The same assignee again changes nothing. A change is audited (work_order.assigned or .unassigned) and moves updated_at, not status_changed_at; history[] is unchanged.
+         */
+        put: operations["assignWorkOrder"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3007,23 +3047,79 @@ export interface components {
             /** @description The signing secret (Standard Webhooks, whsec_...): shown only in this answer, keep it safe */
             secret: string;
         };
+        /**
+         * @example {
+         *       "id": "0193a4b2-0000-7000-8000-000000000030",
+         *       "account_id": "0193a4b2-0000-7000-8000-000000000001",
+         *       "account_name": "Benefits Platform Inc.",
+         *       "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
+         *       "group_id": "0193a4b2-0000-7000-8000-000000000004",
+         *       "group_name": "Acme Widgets Inc.",
+         *       "group_external_identifier": "acme-widgets",
+         *       "employer_name": "Acme Widgets Inc.",
+         *       "coverage_period_external_identifier": "py-2027",
+         *       "carrier_name": "sandbox_edi",
+         *       "status": "open",
+         *       "status_changed_at": "2026-11-22T10:00:00.000Z",
+         *       "age_seconds": 5400,
+         *       "assigned_user": {
+         *         "id": "0193a4b2-0000-7000-8000-000000000050",
+         *         "email": "ops@example.com"
+         *       },
+         *       "allowed_transitions": [
+         *         "in_progress",
+         *         "cancelled"
+         *       ],
+         *       "history": [
+         *         {
+         *           "status": "open",
+         *           "at": "2026-11-22T10:00:00.000Z",
+         *           "by": "production integration",
+         *           "message": "Setup completed; work order opened for the operations team."
+         *         }
+         *       ],
+         *       "created_at": "2026-11-22T10:00:00.000Z",
+         *       "updated_at": "2026-11-22T10:20:00.000Z"
+         *     }
+         */
         WorkOrder: {
             id: components["schemas"]["Uuid"];
+            account_id: components["schemas"]["Uuid"];
+            /** @description The account's name */
+            account_name: string;
             coverage_period_id: components["schemas"]["Uuid"];
             group_id: components["schemas"]["Uuid"];
             /** @description The group's organization name, so a queue reads without a request per row */
             group_name: string;
+            group_external_identifier: string;
+            /** @description The employer: the same as group_name */
+            employer_name: string;
             /** @description The coverage period's external identifier */
             coverage_period_external_identifier: string;
             /** @description The carrier of the coverage period */
             carrier_name: string;
             status: components["schemas"]["WorkOrderStatus"];
+            /**
+             * Format: date-time
+             * @description When the current status began (opening or last transition)
+             */
+            status_changed_at: string;
+            /** @description Whole seconds (rounded down) since status_changed_at, when answered: the time in the current status */
+            age_seconds: number;
+            assigned_user: {
+                id: components["schemas"]["Uuid"];
+                email: string;
+            } | null;
             /** @description The statuses the operator can move the work order to from its current one */
             allowed_transitions: components["schemas"]["WorkOrderStatus"][];
             /** @description Every status change, oldest first */
             history: components["schemas"]["WorkOrderHistoryEntry"][];
             created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description The last transition or assignment
+             */
+            updated_at: string;
         };
         WorkOrderHistoryEntry: {
             status: components["schemas"]["WorkOrderStatus"];
@@ -6671,33 +6767,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -6709,33 +6778,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -6766,33 +6808,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -6804,33 +6819,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -6861,33 +6849,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -6908,6 +6869,14 @@ export interface operations {
                 carrier_name?: string;
                 /** @description UUID */
                 account_id?: string;
+                /** @description UUID */
+                group_id?: string;
+                /** @description A user id; `me`: the signed-in console user (422 for API keys and tokens); `none`: unassigned */
+                assigned_user_id?: string;
+                /** @description Case-insensitive text in the employer name, group external_identifier or account name */
+                q?: string;
+                /** @description A leading - reverses. age: youngest (least age_seconds) first; status: workflow order (open … cancelled); created_at: oldest opened first, the default. Ties: created_at, then id. */
+                sort?: "age" | "-age" | "status" | "-status" | "created_at" | "-created_at";
                 /** @description Page number, from 1 (at most 1,000,000) */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, at most 100 */
@@ -6919,43 +6888,65 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of work orders, oldest first; see the Total and Link headers */
+            /** @description One page of work orders (oldest opened first unless sort says otherwise); see the Total and Link headers */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_orders": [
-                     *         {
-                     *           "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *           "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *           "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *           "group_name": "Acme Widgets Inc.",
-                     *           "coverage_period_external_identifier": "py-2027",
-                     *           "carrier_name": "sandbox_edi",
-                     *           "status": "open",
-                     *           "allowed_transitions": [
-                     *             "in_progress",
-                     *             "cancelled"
-                     *           ],
-                     *           "history": [
-                     *             {
-                     *               "status": "open",
-                     *               "at": "2026-11-22T10:00:00.000Z",
-                     *               "by": "production integration",
-                     *               "message": "Setup completed; work order opened for the operations team."
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-11-22T10:00:00.000Z",
-                     *           "updated_at": "2026-11-22T10:00:00.000Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         work_orders: components["schemas"]["WorkOrder"][];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    countWorkOrders: {
+        parameters: {
+            query?: {
+                /** @description open (setup completed, waiting for operations) → in_progress → submitted (sent to the carrier) ⇄ needs_information → completed (carrier installed the group), or cancelled */
+                status?: "open" | "in_progress" | "submitted" | "needs_information" | "completed" | "cancelled";
+                /** @description Only work orders of this carrier */
+                carrier_name?: string;
+                /** @description UUID */
+                account_id?: string;
+                /** @description UUID */
+                group_id?: string;
+                /** @description A user id; `me`: the signed-in console user (422 for API keys and tokens); `none`: unassigned */
+                assigned_user_id?: string;
+                /** @description Case-insensitive text in the employer name, group external_identifier or account name */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many work orders match the filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            total: number;
+                            /** @description Per status, every status present (0 when none) */
+                            by_status: {
+                                open: number;
+                                in_progress: number;
+                                submitted: number;
+                                needs_information: number;
+                                completed: number;
+                                cancelled: number;
+                            };
+                        };
                     };
                 };
             };
@@ -6984,33 +6975,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };
@@ -7019,6 +6983,45 @@ export interface operations {
             401: components["responses"]["MissingCredentials"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkOrderNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    assignWorkOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    assignment: {
+                        user_id: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The work order of the coverage period */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        work_order: components["schemas"]["WorkOrder"];
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkOrderNotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7051,33 +7054,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "work_order": {
-                     *         "id": "0193a4b2-0000-7000-8000-000000000030",
-                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000010",
-                     *         "group_id": "0193a4b2-0000-7000-8000-000000000004",
-                     *         "group_name": "Acme Widgets Inc.",
-                     *         "coverage_period_external_identifier": "py-2027",
-                     *         "carrier_name": "sandbox_edi",
-                     *         "status": "open",
-                     *         "allowed_transitions": [
-                     *           "in_progress",
-                     *           "cancelled"
-                     *         ],
-                     *         "history": [
-                     *           {
-                     *             "status": "open",
-                     *             "at": "2026-11-22T10:00:00.000Z",
-                     *             "by": "production integration",
-                     *             "message": "Setup completed; work order opened for the operations team."
-                     *           }
-                     *         ],
-                     *         "created_at": "2026-11-22T10:00:00.000Z",
-                     *         "updated_at": "2026-11-22T10:00:00.000Z"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         work_order: components["schemas"]["WorkOrder"];
                     };

@@ -6,6 +6,9 @@ import type { WorkOrderStatus } from '../../db/schema.js'
  * installed the group); cancelled from any state before completion. completed and cancelled are
  * final: a cancelled installation starts again with a new coverage period.
  */
+/** Every status, in the order of the workflow: the order of sort=status and of the status enum. */
+export const WORK_ORDER_STATUSES = ['open', 'in_progress', 'submitted', 'needs_information', 'completed', 'cancelled'] as const satisfies readonly WorkOrderStatus[]
+
 export const WORK_ORDER_TRANSITIONS: Readonly<Record<WorkOrderStatus, readonly WorkOrderStatus[]>> = Object.freeze({
   open: ['in_progress', 'cancelled'],
   in_progress: ['submitted', 'cancelled'],

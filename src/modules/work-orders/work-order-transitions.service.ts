@@ -1,6 +1,5 @@
 import { sql, type Selectable, type Transaction } from 'kysely'
 import type { CoveragePeriodState, CoveragePeriodsTable, Database, Db, WorkOrderStatus } from '../../db/schema.js'
-import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import { actorName, type Actor } from '../../lib/actor.js'
 import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
@@ -121,7 +120,7 @@ export function createWorkOrderTransitionsService(deps: { db: Db; carriers: Carr
       const entry: WorkOrderHistoryEntryT = { status: input.status, at: now.toISOString(), by: options.by ?? actorName(actor), message: maskSsnsInText(input.message) }
       await tx
         .updateTable('work_orders')
-        .set({ status: input.status, history: sql`history || ${JSON.stringify([entry])}::jsonb`, updated_at: now })
+        .set({ status: input.status, history: sql`history || ${JSON.stringify([entry])}::jsonb`, status_changed_at: now, updated_at: now })
         .where('id', '=', workOrder.id)
         .execute()
       await recordAuditEvent(tx, actor, { accountId: workOrder.account_id, action: `work_order.${input.status}`, resourceType: 'work_order', resourceId: workOrder.id })
@@ -155,20 +154,7 @@ export function createWorkOrderTransitionsService(deps: { db: Db; carriers: Carr
     })
   }
 
-  return {
-    transition,
-
-    async list(filters: repo.WorkOrderFilters, pageReq: PageRequest) {
-      const { items, total } = await repo.listWorkOrders(db, filters, { limit: pageReq.perPage, offset: offsetOf(pageReq) })
-      return { items: items.map(presentWorkOrder), total }
-    },
-
-    async get(workOrderId: string): Promise<WorkOrder> {
-      const row = await repo.findWorkOrder(db, workOrderId)
-      if (!row) throw workOrderNotFoundById()
-      return presentWorkOrder(row)
-    },
-  }
+  return { transition }
 }
 
 export type WorkOrderTransitionsService = ReturnType<typeof createWorkOrderTransitionsService>

@@ -1,4 +1,4 @@
-import { DomainError, type FieldProblem } from '../../lib/domain-error.js'
+import { DomainError, type CommonErrorCode, type FieldProblem } from '../../lib/domain-error.js'
 
 export type WorkOrderErrorCode = 'work_order_not_found' | 'setup_incomplete' | WorkOrderTransitionErrorCode
 
@@ -40,4 +40,26 @@ export const transitionOfExpiredCoveragePeriod = (to: string) =>
     'work_order_transition_not_allowed',
     `The coverage period of this work order is expired (its plan year is over): the work order cannot move to ${to}, since nothing more goes to the carrier for it. Cancel it instead.`,
     [{ pointer: '/status', code: 'coverage_period_expired', detail: `cannot be ${to} for an expired coverage period` }],
+  )
+
+/** Why a user cannot hold a work order, at the body field that named them. */
+export type AssigneeProblem = 'unknown_user' | 'user_deactivated' | 'not_an_operator_user'
+
+const ASSIGNEE_DETAILS: Record<AssigneeProblem, string> = {
+  unknown_user: 'is not the id of a registered user',
+  user_deactivated: 'is the id of a deactivated user',
+  not_an_operator_user: "is the id of a partner account's user: work orders are held by the operator, so only users of a service account can be assigned",
+}
+
+export const assigneeNotAllowed = (problem: AssigneeProblem) =>
+  new DomainError<CommonErrorCode>('validation_failed', 'The work order can only be assigned to an active user of a service (operator) account.', [
+    { pointer: '/assignment/user_id', code: problem, detail: ASSIGNEE_DETAILS[problem] },
+  ])
+
+/** `me` names the signed-in console user; a key or token has none. */
+export const noSignedInUser = () =>
+  new DomainError<CommonErrorCode>(
+    'validation_failed',
+    'assigned_user_id=me means the signed-in console user, and this request is authenticated by an API key or token, which has no user: pass the user id instead.',
+    [{ parameter: 'assigned_user_id', code: 'no_signed_in_user', detail: 'me needs a console session; pass a user id' }],
   )

@@ -1,10 +1,22 @@
 import { sql, type Selectable } from 'kysely'
 import type { CoveragePeriodsTable, Executor, WorkOrdersTable, WorkOrderStatus } from '../../db/schema.js'
-
-export type WorkOrderRow = Selectable<WorkOrdersTable> & { group_id: string; carrier_name: string; group_name: string; coverage_period_external_identifier: string }
 import type { AccountScope } from '../../lib/actor.js'
+import { WORK_ORDER_STATUSES } from './work-order-states.js'
+import type { WorkOrderSort } from './work-orders.schema.js'
 
 export type { AccountScope }
+
+export type WorkOrderRow = Selectable<WorkOrdersTable> & {
+  group_id: string
+  carrier_name: string
+  group_name: string
+  group_external_identifier: string
+  coverage_period_external_identifier: string
+  account_name: string
+  age_seconds: number
+  /** The assignee's email; null when nobody is assigned. */
+  assigned_user_email: string | null
+}
 
 /** The coverage period in scope, locked until the transaction ends: complete-setup calls on it run one at a time. */
 export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: string): Promise<Selectable<CoveragePeriodsTable> | undefined> {
@@ -13,23 +25,44 @@ export async function lockCoveragePeriod(tx: Executor, scope: AccountScope, id: 
   return query.forUpdate().executeTakeFirst()
 }
 
-/** What every work order answer shows of its coverage period and group (ids, names, carrier). */
-const CONTEXT = ['cp.group_id', 'cp.carrier_name', 'cp.external_identifier as coverage_period_external_identifier', 'g.organization_name as group_name'] as const
+/** What every work order answer shows of its coverage period, group, account and assignee. */
+const CONTEXT = [
+  'cp.group_id',
+  'cp.carrier_name',
+  'cp.external_identifier as coverage_period_external_identifier',
+  'g.organization_name as group_name',
+  'g.external_identifier as group_external_identifier',
+  'a.name as account_name',
+  'u.email as assigned_user_email',
+] as const
 
-function workOrders(db: Executor) {
+/**
+ * Whole seconds in the current status, by the database's clock. statement_timestamp(), not
+ * now(): read inside a transition's transaction, now() is the transaction's start, before the
+ * change. greatest(0, ...) absorbs the milliseconds between the service's clock (which wrote
+ * status_changed_at) and the database's.
+ */
+const AGE_SECONDS = sql<number>`greatest(0, floor(extract(epoch from statement_timestamp() - wo.status_changed_at)))::int`.as('age_seconds')
+
+/** Every table a work order answer or a queue filter reads; the left join: most orders have no assignee. */
+function joined(db: Executor) {
   return db
     .selectFrom('work_orders as wo')
     .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
     .innerJoin('groups as g', 'g.id', 'cp.group_id')
-    .selectAll('wo')
-    .select(CONTEXT)
+    .innerJoin('accounts as a', 'a.id', 'wo.account_id')
+    .leftJoin('users as u', 'u.id', 'wo.assigned_user_id')
+}
+
+function workOrders(db: Executor) {
+  return joined(db).selectAll('wo').select(CONTEXT).select(AGE_SECONDS)
 }
 
 export async function findWorkOrderOfCoveragePeriod(db: Executor, coveragePeriodId: string): Promise<WorkOrderRow | undefined> {
   return workOrders(db).where('wo.coverage_period_id', '=', coveragePeriodId).executeTakeFirst()
 }
 
-/** A work order by id, locked until the transaction ends: transitions of one order run one at a time. */
+/** A work order by id, locked until the transaction ends: transitions and assignments of one order run one at a time. */
 export async function lockWorkOrder(tx: Executor, id: string): Promise<WorkOrderRow | undefined> {
   return workOrders(tx).where('wo.id', '=', id).forUpdate('wo').executeTakeFirst()
 }
@@ -42,22 +75,78 @@ export interface WorkOrderFilters {
   status?: WorkOrderStatus | undefined
   carrierName?: string | undefined
   accountId?: string | undefined
+  groupId?: string | undefined
+  /** A user's id; null: only the unassigned orders. */
+  assignedUserId?: string | null | undefined
+  /** Case-insensitive substring of the employer name, the group's external identifier or the account name. */
+  q?: string | undefined
 }
 
-/** The operators' queue: oldest first, so the longest-waiting order is at the top. */
-export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, page: { limit: number; offset: number }) {
-  let query = db
-    .selectFrom('work_orders as wo')
-    .innerJoin('coverage_periods as cp', 'cp.id', 'wo.coverage_period_id')
-    .innerJoin('groups as g', 'g.id', 'cp.group_id')
+function filtered(db: Executor, filters: WorkOrderFilters) {
+  let query = joined(db)
   if (filters.status) query = query.where('wo.status', '=', filters.status)
   if (filters.carrierName) query = query.where('cp.carrier_name', '=', filters.carrierName)
   if (filters.accountId) query = query.where('wo.account_id', '=', filters.accountId)
-  const [items, total] = await Promise.all([
-    query.selectAll('wo').select(CONTEXT).orderBy('wo.created_at').orderBy('wo.id').limit(page.limit).offset(page.offset).execute(),
-    query.select(sql<string>`count(*)::text`.as('n')).executeTakeFirstOrThrow(),
+  if (filters.groupId) query = query.where('cp.group_id', '=', filters.groupId)
+  if (filters.assignedUserId === null) query = query.where('wo.assigned_user_id', 'is', null)
+  else if (filters.assignedUserId) query = query.where('wo.assigned_user_id', '=', filters.assignedUserId)
+  if (filters.q) {
+    // strpos rather than ILIKE: the text is searched as typed, so % and _ need no escaping.
+    const q = filters.q
+    const contains = (column: 'g.organization_name' | 'g.external_identifier' | 'a.name') => sql<boolean>`strpos(lower(${sql.ref(column)}), lower(${q})) > 0`
+    query = query.where((eb) => eb.or([contains('g.organization_name'), contains('g.external_identifier'), contains('a.name')]))
+  }
+  return query
+}
+
+/** The status's place in the workflow (open first, cancelled last), for sort=status. */
+const STATUS_RANK = sql<number>`array_position(array[${sql.join(WORK_ORDER_STATUSES.map((status) => sql.lit(status)))}]::text[], wo.status)`
+
+/**
+ * The operators' queue. By default oldest first, so the longest-waiting order is at the top;
+ * `sort` puts its key first and keeps created_at, id as tie-breakers, so pages never overlap.
+ */
+export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, sort: WorkOrderSort | undefined, page: { limit: number; offset: number }) {
+  let items = filtered(db, filters).selectAll('wo').select(CONTEXT).select(AGE_SECONDS)
+  // age is the time since status_changed_at: the youngest (age ascending) changed status last.
+  if (sort === 'age') items = items.orderBy('wo.status_changed_at', 'desc')
+  else if (sort === '-age') items = items.orderBy('wo.status_changed_at', 'asc')
+  else if (sort === 'status') items = items.orderBy(STATUS_RANK, 'asc')
+  else if (sort === '-status') items = items.orderBy(STATUS_RANK, 'desc')
+  const direction = sort === '-created_at' ? 'desc' : 'asc'
+  items = items.orderBy('wo.created_at', direction).orderBy('wo.id', direction)
+  const [rows, total] = await Promise.all([
+    items.limit(page.limit).offset(page.offset).execute(),
+    filtered(db, filters).select(sql<string>`count(*)::text`.as('n')).executeTakeFirstOrThrow(),
   ])
-  return { items, total: Number(total.n) }
+  return { items: rows, total: Number(total.n) }
+}
+
+/** How many work orders match, per status, in one query; statuses without any are absent (the caller adds the zeros). */
+export async function countWorkOrdersByStatus(db: Executor, filters: WorkOrderFilters): Promise<{ status: WorkOrderStatus; n: number }[]> {
+  const rows = await filtered(db, filters).select(['wo.status', sql<string>`count(*)::text`.as('n')]).groupBy('wo.status').execute()
+  return rows.map((row) => ({ status: row.status, n: Number(row.n) }))
+}
+
+export interface AssignableUser {
+  id: string
+  email: string
+  deactivated_at: Date | null
+  account_kind: 'partner' | 'service'
+}
+
+/** A user with its account's kind, so the service can say why it cannot hold a work order. */
+export async function findUserWithAccountKind(db: Executor, id: string): Promise<AssignableUser | undefined> {
+  return db
+    .selectFrom('users as u')
+    .innerJoin('accounts as a', 'a.id', 'u.account_id')
+    .select(['u.id', 'u.email', 'u.deactivated_at', 'a.kind as account_kind'])
+    .where('u.id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function setAssignee(tx: Executor, workOrderId: string, userId: string | null, now: Date): Promise<void> {
+  await tx.updateTable('work_orders').set({ assigned_user_id: userId, updated_at: now }).where('id', '=', workOrderId).execute()
 }
 
 export interface Completeness {

@@ -2,8 +2,17 @@ import type { App } from '../../http/app-types.js'
 import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
+import type { WorkOrderQueueService } from './work-order-queue.service.js'
 import type { WorkOrderTransitionsService } from './work-order-transitions.service.js'
-import { WorkOrderList, WorkOrderResponse, WorkOrdersQuery, WorkOrderTransitionBody } from './work-orders.schema.js'
+import {
+  WorkOrderAssignmentBody,
+  WorkOrderCountsQuery,
+  WorkOrderCountsResponse,
+  WorkOrderList,
+  WorkOrderResponse,
+  WorkOrdersQuery,
+  WorkOrderTransitionBody,
+} from './work-orders.schema.js'
 import type { WorkOrdersService } from './work-orders.service.js'
 
 const COMPLETE_SETUP_RULES =
@@ -20,7 +29,7 @@ const COMPLETE_SETUP_RULES =
   'provider and without a provider selection. A repeated call answers 200 with the same work order and changes nothing; ' +
   'simultaneous calls open one work order.'
 
-export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService): void {
+export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService, queue: WorkOrderQueueService): void {
   const tags = ['Work orders']
   const responses = {
     201: { ...WorkOrderResponse, description: 'The work order, opened by this call' },
@@ -53,7 +62,10 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
       schema: {
         operationId: 'completeGroupInstallmentSetup',
         summary: "Complete the setup of an installment's coverage period (step 7)",
-        description: `The same as POST /coverage_periods/{id}/complete_setup for the coverage period linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none. ${COMPLETE_SETUP_RULES}`,
+        // The rules are described once, on the coverage period's operation, to keep openapi.json within its size budget.
+        description:
+          'The same as POST /coverage_periods/{id}/complete_setup (the rules and answers are described there) for the coverage period ' +
+          'linked to the installment; 422 setup_incomplete (code no_coverage_period) while it has none.',
         tags,
         params: IdParams,
         response: { ...responses, ...problemResponses('setup_incomplete', 'group_installment_not_found') },
@@ -90,7 +102,9 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
       schema: {
         operationId: 'listWorkOrders',
         summary: "The operations team's queue of work orders (operators)",
-        description: 'Every account\'s work orders, oldest first, filtered by status, carrier_name and account_id; paginated.',
+        description:
+          "Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it " +
+          '(assigned_user_id=me without a console session: code no_signed_in_user).',
         tags: ['Operator', ...tags],
         querystring: WorkOrdersQuery,
         response: { 200: WorkOrderList, ...problemResponses('forbidden', 'validation_failed') },
@@ -98,13 +112,26 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
     },
     async (request, reply) => {
       const pageReq = pageRequest(request.query)
-      const { items, total } = await transitions.list(
-        { status: request.query.status, carrierName: request.query.carrier_name, accountId: request.query.account_id },
-        pageReq,
-      )
+      const { items, total } = await queue.list(requireActor(request), request.query, request.query.sort, pageReq)
       setPaginationHeaders(request, reply, pageReq, total)
       return { work_orders: items }
     },
+  )
+
+  app.get(
+    '/work_orders/counts',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'countWorkOrders',
+        summary: 'How many work orders the queue holds, per status (operators)',
+        description: 'The work orders matching the filters of GET /work_orders, counted in total and per status.',
+        tags: ['Operator', ...tags],
+        querystring: WorkOrderCountsQuery,
+        response: { 200: WorkOrderCountsResponse, ...problemResponses('forbidden', 'validation_failed') },
+      },
+    },
+    async (request) => ({ counts: await queue.counts(requireActor(request), request.query) }),
   )
 
   app.get(
@@ -120,7 +147,30 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
         response: { 200: WorkOrderResponse, ...problemResponses('forbidden', 'work_order_not_found') },
       },
     },
-    async (request) => ({ work_order: await transitions.get(request.params.id) }),
+    async (request) => ({ work_order: await queue.get(request.params.id) }),
+  )
+
+  app.put(
+    '/work_orders/:id/assignment',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'assignWorkOrder',
+        summary: 'Assign a work order to an operator user, or unassign it (operators)',
+        description:
+          'user_id must be an active user of a service account, else 422 at /assignment/user_id (code unknown_user, ' +
+          'user_deactivated or not_an_operator_user); null unassigns. The same assignee again changes nothing. A change is ' +
+          'audited (work_order.assigned or .unassigned) and moves updated_at, not status_changed_at; history[] is unchanged.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        body: WorkOrderAssignmentBody,
+        response: {
+          200: WorkOrderResponse,
+          ...problemResponses('forbidden', 'work_order_not_found', 'validation_failed'),
+        },
+      },
+    },
+    async (request) => ({ work_order: await queue.assign(requireActor(request), request.params.id, request.body.assignment) }),
   )
 
   app.post(

@@ -25,19 +25,26 @@ export const WORK_ORDER_OPENED_MESSAGE = 'Setup completed; work order opened for
 export function presentWorkOrder(row: repo.WorkOrderRow): WorkOrder {
   return {
     id: row.id,
+    account_id: row.account_id,
+    account_name: row.account_name,
     coverage_period_id: row.coverage_period_id,
     group_id: row.group_id,
     group_name: row.group_name,
+    group_external_identifier: row.group_external_identifier,
+    employer_name: row.group_name,
     coverage_period_external_identifier: row.coverage_period_external_identifier,
     carrier_name: row.carrier_name,
     status: row.status,
+    status_changed_at: row.status_changed_at.toISOString(),
+    age_seconds: row.age_seconds,
+    // The foreign key keeps the user there whenever the id is set.
+    assigned_user: row.assigned_user_id === null || row.assigned_user_email === null ? null : { id: row.assigned_user_id, email: row.assigned_user_email },
     allowed_transitions: [...allowedTransitions(row.status)],
     history: row.history as WorkOrderHistoryEntryT[],
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }
 }
-
 
 /**
  * The gaps of complete setup, all at once; an empty list means the setup can be completed. A
@@ -94,7 +101,7 @@ export function createWorkOrdersService({ db, carriers }: { db: Db; carriers: Ca
       const workOrderId = uuidv7()
       await tx
         .insertInto('work_orders')
-        .values({ id: workOrderId, account_id: cp.account_id, coverage_period_id: cp.id, status: 'open', history: JSON.stringify(history), created_at: now, updated_at: now })
+        .values({ id: workOrderId, account_id: cp.account_id, coverage_period_id: cp.id, status: 'open', history: JSON.stringify(history), status_changed_at: now, created_at: now, updated_at: now })
         .execute()
       await recordAuditEvent(tx, actor, { ...audit, action: 'work_order.created', resourceType: 'work_order', resourceId: workOrderId })
       const scope = { accountId: cp.account_id, coveragePeriodId: cp.id, groupId: cp.group_id }
