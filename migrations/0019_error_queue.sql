@@ -1,11 +1,6 @@
 -- Issue 17, the operators' daily queue: errors assigned to a person, their age, sorting, search,
 -- counts by severity, and a history of everything that happened to each error.
 
--- Search (`q`) is a case-insensitive substring match over member names and identifiers and
--- employer names: trigram indexes answer it without reading every member of a large group.
--- Trusted since PostgreSQL 13 (a database owner may create it); PGlite loads it in database.ts.
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-
 ALTER TABLE errors
   -- The person of the holding party (`assignee`) working the error; cleared when the party changes.
   ADD COLUMN assigned_user_id uuid REFERENCES users (id),
@@ -52,10 +47,30 @@ CREATE INDEX errors_age_idx ON errors (aged_from, id);
 CREATE INDEX errors_group_idx ON errors (group_id, created_at, id);
 CREATE INDEX errors_assigned_user_idx ON errors (assigned_user_id, created_at, id) WHERE assigned_user_id IS NOT NULL;
 
--- What `q` searches. The expressions are repeated verbatim by errors.repo.ts (searchConditions):
--- PostgreSQL uses an expression index only for the same expression.
-CREATE INDEX members_search_idx ON members USING gin ((lower(first_name || ' ' || last_name || ' ' || external_identifier)) gin_trgm_ops);
-CREATE INDEX groups_search_idx ON groups USING gin ((lower(organization_name || ' ' || external_identifier)) gin_trgm_ops);
+-- Search (`q`) is a case-insensitive substring match over member names and identifiers and
+-- employer names: trigram indexes (pg_trgm) answer it without reading every member of a large
+-- group. pg_trgm is trusted since PostgreSQL 13 (a database owner may create it); PGlite loads it
+-- in database.ts. It goes in `public` when there is one: installed in the schema being migrated,
+-- dropping that schema (as tests drop theirs) would drop the extension and, with it, the indexes
+-- of every other schema. The indexes name its operator class by schema, so a schema whose
+-- search_path does not include the extension's still finds it. The expressions are repeated
+-- verbatim by errors.repo.ts (searchCondition): PostgreSQL uses an expression index only for the
+-- same expression. (The migrator's advisory lock keeps two migrations from creating it at once.)
+DO $$
+DECLARE
+  home text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'public') THEN
+      CREATE EXTENSION pg_trgm WITH SCHEMA public;
+    ELSE
+      CREATE EXTENSION pg_trgm;
+    END IF;
+  END IF;
+  SELECT n.nspname INTO home FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+  EXECUTE format('CREATE INDEX members_search_idx ON members USING gin ((lower(first_name || '' '' || last_name || '' '' || external_identifier)) %I.gin_trgm_ops)', home);
+  EXECUTE format('CREATE INDEX groups_search_idx ON groups USING gin ((lower(organization_name || '' '' || external_identifier)) %I.gin_trgm_ops)', home);
+END $$;
 
 -- Counts by severity as well as status and assignee (GET /errors/counts), from the same few
 -- appended rows the list totals sum (migration 0003): the table is recomputed with the new column.
