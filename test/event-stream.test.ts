@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHousekeeping } from '../src/jobs/housekeeping.js'
 import { emitEvents } from '../src/modules/events/events.js'
 import { formatEventCursor } from '../src/modules/event-stream/event-cursor.js'
 import { DEFAULT_EVENT_STREAM_SETTINGS } from '../src/modules/event-stream/event-stream.settings.js'
@@ -269,6 +270,20 @@ describe('GET /events/stream', () => {
     const resumed = await open(partner, '', { 'last-event-id': olderCursor })
     await resumed.until((c) => c.events.length >= 1)
     expect(resumed.payloads().map((event) => event.data.error_id)).toEqual([kept])
+  })
+})
+
+describe('event log retention', () => {
+  it('when housekeeping runs, then events older than EVENT_LOG_RETENTION_DAYS are deleted and newer ones kept', async () => {
+    const partner = await t.newPartner()
+    const insert = (createdAt: Date) =>
+      sql`insert into event_log (id, account_id, type, payload, created_at) values (gen_random_uuid(), ${partner.accountId}, 'error.created', '{}', ${createdAt})`.execute(t.db)
+    const now = Date.now()
+    await insert(new Date(now - 3 * 86_400_000 - 60_000))
+    await insert(new Date(now - 86_400_000))
+    await createHousekeeping(t.db, { eventLogRetentionDays: 3 }, () => now)()
+    const left = await t.db.selectFrom('event_log').select('created_at').where('account_id', '=', partner.accountId).execute()
+    expect(left.map((row) => row.created_at.getTime())).toEqual([now - 86_400_000])
   })
 })
 
