@@ -53,8 +53,10 @@ describe('GET /events/stream', () => {
     const partner = await t.newPartner()
     const setup = await insertReadySetup(t.db, partner.accountId)
 
-    const first = await open(partner)
+    const first = await open(partner, '', { 'accept-encoding': 'br, gzip' })
     expect(first.response.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    // Compressed, events would wait in the compressor's buffer.
+    expect(first.response.headers['content-encoding']).toBeUndefined()
     expect(first.response.headers['cache-control']).toBe('no-store')
     expect(first.blocks[0]).toMatchObject({ retry: String(DEFAULT_EVENT_STREAM_SETTINGS.retryMs) })
     const errorId = await raiseError(operator, setup)

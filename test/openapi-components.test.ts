@@ -8,8 +8,12 @@ import { startTestApp, type TestApp } from './helpers/test-app.js'
 
 /** Larger than this (canonical JSON) and a schema copied twice should have been a named component. */
 const DUPLICATE_LIMIT_BYTES = 2048
-/** The committed file; clients and the /docs page download it. */
-const SIZE_LIMIT_BYTES = 400 * 1000
+/**
+ * The committed file; clients and the /docs page download it. 400 KB until GET /events/stream
+ * (the document stood at 399.9 KB; the stream's operation, with its description kept terse, adds
+ * 4.4 KB): raised by 10 KB rather than dropping the operation's documentation.
+ */
+const SIZE_LIMIT_BYTES = 410 * 1000
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 type Document = { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, Json>> }
@@ -109,7 +113,7 @@ describe('the OpenAPI document, as generators read it', () => {
     expect(componentTexts()).toEqual(componentsBeforeGenerating)
   })
 
-  it('when the shared entities are named, then the committed openapi.json stays under 400 KB, written as npm run openapi writes it', () => {
+  it('when the shared entities are named, then the committed openapi.json stays under 410 KB, written as npm run openapi writes it', () => {
     const text = readFileSync('openapi.json', 'utf8')
     expect(text, 'openapi.json was not written by `npm run openapi`').toBe(compactJson(JSON.parse(text)) + '\n')
     expect(statSync('openapi.json').size).toBeLessThan(SIZE_LIMIT_BYTES)

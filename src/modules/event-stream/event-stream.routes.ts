@@ -13,34 +13,18 @@ import type { EventFilter } from './event-stream.repo.js'
 import { EventStreamHeaders, EventStreamQuery, EventStreamResponse } from './event-stream.schema.js'
 import type { EventStreamSettings } from './event-stream.settings.js'
 
-const DESCRIPTION = `The events watchers receive, as [server-sent events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
-over one long-lived response (\`text/event-stream\`, \`Cache-Control: no-store\`): the same event types, the same body
-(\`{id, type, timestamp, account_id, data}\`: ids and statuses, never personal data; \`id\` is the event id the watchers'
-deliveries carry) and the same tenancy: a partner credential receives its own account's events, an operator (service)
-credential every account's. Works with the browser's \`EventSource\` (the console's session cookie authenticates it) and
-with \`curl -N\`.
-
-**Format.** The stream opens with \`retry:\` (the reconnection delay) and an \`id:\` naming the start position. Each
-event is \`id: <cursor>\\nevent: <type>\\ndata: <body JSON>\\n\\n\`. A comment line \`: keep-alive\` every 15 s keeps
-proxies from closing a quiet stream.
-
-**Filters.** \`event_types\` (comma-separated or repeated; 422 for a value that is not an event type),
-\`coverage_period_id\` and \`group_id\` narrow the stream as they narrow a watcher. An id of another account's coverage
-period or group matches nothing.
-
-**Resuming.** The \`id:\` of an event is an opaque cursor. Send the last one received in \`Last-Event-ID\` (EventSource
-does so by itself when it reconnects) or, for clients that cannot set headers, in \`last_event_id\` (the header wins when
-both are sent): the stream then sends every event after it, in order, none twice, before the new ones. Without one it
-starts with new events. A malformed id, or one from another database, answers 400 \`invalid_last_event_id\`. Events are
-kept 7 days (EVENT_LOG_RETENTION_DAYS): a cursor older than that resumes from the oldest event kept.
-
-**Ordering and delays.** Events arrive in the order their changes committed, within seconds. An event is handed out only
-once every transaction that began before it has ended, so that none can appear later before a cursor already given out:
-while a long write (a census reconciliation, a large installation) runs, events committed after it began wait until it ends.
-
-**Connections.** At most 10 streams per account per instance (EVENT_STREAMS_PER_ACCOUNT; 429 \`event_stream_limit_reached\`);
-opening one counts as one call against the rate limit. A client that stops reading falls behind and is disconnected, as
-is every stream after an hour and when the instance shuts down: reconnect with \`Last-Event-ID\` and nothing is missed.`
+// Terse: openapi.json is near its size budget (test/openapi-components.test.ts); docs/event-stream.md says more.
+const DESCRIPTION =
+  "Watchers' events (same types, body and tenancy: a partner key its account's, an operator's every account's) as " +
+  'server-sent events on one open response; EventSource works (the console session cookie authenticates it), as does ' +
+  '`curl -N`. It opens with `retry:` and an `id:` of the start; each event is `id: <cursor>`, `event: <type>`, ' +
+  '`data: <body JSON>`; `: keep-alive` every 15 s. `event_types` (comma-separated or repeated), `coverage_period_id` and ' +
+  "`group_id` filter as for watchers (another account's ids match nothing). Resume by sending the last `id:` in " +
+  '`Last-Event-ID` (or `last_event_id`): every later event follows in commit order, none twice; without it, only new ' +
+  'events. Events are kept 7 days: an older id resumes from the oldest kept. An event waits until every transaction ' +
+  'begun before it has ended, so a long write (a census) delays later events until it ends. 10 streams per account per ' +
+  'instance; a client that stops reading is disconnected, and streams end after an hour and on shutdown: reconnect ' +
+  'with `Last-Event-ID`.'
 
 /** GET /events/stream and the one hub serving its streams, which app.close() ends. */
 export function eventStreamRoutes(app: App, db: Db, settings: EventStreamSettings): EventHub {
@@ -64,7 +48,7 @@ export function eventStreamRoutes(app: App, db: Db, settings: EventStreamSetting
         response: {
           // Declared as raw content per media type, as problemResponses does for problems.
           200: EventStreamResponse as unknown as TSchema,
-          ...problemResponses('validation_failed', 'invalid_last_event_id', 'event_stream_limit_reached', 'service_unavailable'),
+          ...problemResponses('validation_failed', 'invalid_last_event_id', 'event_stream_limit_reached'),
         },
       },
     },
