@@ -175,6 +175,13 @@ describe('GET /events/stream', () => {
     expectProblem(await call(t.app, partner, 'GET', '/events/stream?group_id=nope'), 422, 'validation_failed')
     expectProblem(await call(t.app, partner, 'GET', '/events/stream?colour=blue'), 422, 'validation_failed')
     expectProblem(await call(t.app, null, 'GET', '/events/stream'), 401, 'missing_credentials')
+    // HEAD answers the headers and opens no stream: one nobody reads would hold a slot for an hour.
+    for (let i = 0; i < 5; i++) {
+      const head = await call(t.app, partner, 'HEAD', '/events/stream')
+      expect(head.statusCode).toBe(200)
+      expect(head.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    }
+    expect((await open(partner)).status).toBe(200)
   })
 
   it('when an account opens more streams than it may, then the next answers 429 until one closes', async () => {

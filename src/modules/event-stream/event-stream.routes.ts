@@ -54,12 +54,17 @@ export function eventStreamRoutes(app: App, db: Db, settings: EventStreamSetting
     },
     async (request, reply) => {
       const actor = requireActor(request)
-      const stream = await hub.open({ ownerAccountId: actor.accountId, filter: streamFilter(accountScopeOf(actor), request.query), ...resumption(request.headers['last-event-id'], request.query.last_event_id) })
+      const filter = streamFilter(accountScopeOf(actor), request.query)
+      const after = resumption(request.headers['last-event-id'], request.query.last_event_id)
       reply
         .header('Content-Type', 'text/event-stream; charset=utf-8')
         .header('Cache-Control', 'no-store')
         // nginx buffers responses by default, which would hold events back.
         .header('X-Accel-Buffering', 'no')
+      // Fastify's HEAD twin of this route drains the body it is given without ever ending it: a
+      // stream opened for HEAD would hold one of the account's streams for an hour.
+      if (request.method === 'HEAD') return reply.send()
+      const stream = await hub.open({ ownerAccountId: actor.accountId, filter, ...after })
       void hub.catchUp(stream)
       return reply.send(stream.output)
     },
