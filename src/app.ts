@@ -78,6 +78,8 @@ import { createWatcherDeliveriesService } from './modules/watchers/watcher-deliv
 import { watchersRoutes } from './modules/watchers/watchers.routes.js'
 import { createWatchersService } from './modules/watchers/watchers.service.js'
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
+import { eventStreamRoutes } from './modules/event-stream/event-stream.routes.js'
+import { DEFAULT_EVENT_STREAM_SETTINGS, type EventStreamSettings } from './modules/event-stream/event-stream.settings.js'
 
 export interface AppDeps {
   db: Db
@@ -110,6 +112,8 @@ export interface AppDeps {
   consoleSessions?: ConsoleSessionSettings
   /** Header, request and keep-alive timeouts and the connection cap (HTTP_*); defaults when absent. */
   serverLimits?: ServerLimits
+  /** GET /events/stream: polling interval, streams per account (EVENT_STREAM_*), heartbeats, bounds; defaults when absent. */
+  eventStream?: EventStreamSettings
 }
 
 // From src/app.ts (tests) and dist/app.js (npm start) alike, the build lands in <repo>/dist/console.
@@ -274,6 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   // Built here rather than in createServices: they need the webhook settings, which the CLI does not hold.
   watchersRoutes(app, createWatchersService({ db: deps.db, settings: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS, resolveHost: deps.resolveHost ?? systemResolveHost }))
   watcherDeliveriesRoutes(app, createWatcherDeliveriesService({ db: deps.db }))
+  eventStreamRoutes(app, deps.db, deps.eventStream ?? DEFAULT_EVENT_STREAM_SETTINGS)
   carriersRoutes(app, carriers)
   auditRoutes(app, deps.db)
   jobsRoutes(app, deps.db)

@@ -6,6 +6,7 @@ import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './http/server-limits.j
 import { DEFAULT_WORKER_DEAD_AFTER_MS, DEFAULT_WORKER_HEARTBEAT_MS } from './jobs/worker-heartbeat.js'
 import { SsnKeyError, SsnProtection } from './lib/ssn-protection.js'
 import { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './modules/carrier-delivery/carrier-settings.js'
+import { DEFAULT_EVENT_LOG_RETENTION_DAYS, DEFAULT_EVENT_STREAM_SETTINGS, type EventStreamSettings } from './modules/event-stream/event-stream.settings.js'
 import { DEFAULT_CONSOLE_SESSION_SETTINGS, type ConsoleSessionSettings } from './modules/sessions/session-settings.js'
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, DEFAULT_WEBHOOK_SETTINGS, DEFAULT_WORKER_STALE_AFTER_MS, MAX_HOST_BACKOFF_SECONDS, type WebhookSettings } from './modules/watchers/webhook-settings.js'
 
@@ -50,6 +51,9 @@ const EnvSchema = Type.Object({
   WATCHERS_PER_ACCOUNT_LIMIT: Type.Integer({ minimum: 1, maximum: 10_000, default: DEFAULT_WEBHOOK_SETTINGS.watchersPerAccountLimit }),
   WEBHOOK_HOST_FAILURE_THRESHOLD: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_WEBHOOK_SETTINGS.hostFailureThreshold }),
   WEBHOOK_HOST_BACKOFF_SECONDS: Type.Integer({ minimum: 1, maximum: MAX_HOST_BACKOFF_SECONDS, default: DEFAULT_WEBHOOK_SETTINGS.hostBackoffSeconds }),
+  EVENT_STREAM_POLL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: DEFAULT_EVENT_STREAM_SETTINGS.pollMs }),
+  EVENT_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: DEFAULT_EVENT_STREAM_SETTINGS.streamsPerAccount }),
+  EVENT_LOG_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: DEFAULT_EVENT_LOG_RETENTION_DAYS }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   // Comma-separated browser origins allowed to call the API cross-origin; unset: CORS is off.
@@ -121,6 +125,10 @@ export interface Config {
   }
   /** Webhook delivery: timeout, retry schedule, private addresses, secret overlap, slots. */
   readonly webhooks: WebhookSettings
+  /** GET /events/stream: how often the log is read and how many streams an account may open. */
+  readonly eventStream: Readonly<EventStreamSettings>
+  /** Events older than this many days are deleted from the event log by housekeeping. */
+  readonly eventLogRetentionDays: number
   readonly logLevel: Env['LOG_LEVEL']
   readonly trustProxy: boolean
   /** Origins whose pages may call the API from a browser (CORS); empty: no CORS headers at all. */
@@ -241,6 +249,8 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       hostFailureThreshold: env.WEBHOOK_HOST_FAILURE_THRESHOLD,
       hostBackoffSeconds: env.WEBHOOK_HOST_BACKOFF_SECONDS,
     }),
+    eventStream: Object.freeze({ ...DEFAULT_EVENT_STREAM_SETTINGS, pollMs: env.EVENT_STREAM_POLL_MS, streamsPerAccount: env.EVENT_STREAMS_PER_ACCOUNT }),
+    eventLogRetentionDays: env.EVENT_LOG_RETENTION_DAYS,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY,
     corsOrigins: Object.freeze(cors.origins),

@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       serverLimits: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 72_000, maxConnections: 4096 },
       worker: { mode: 'in-process', concurrency: 4, pollMs: 1000, staleAfterMs: 300_000, heartbeatMs: 5000, deadAfterMs: 30_000 },
       webhooks: { timeoutMs: 10_000, retryScheduleSeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], allowPrivateUrls: false, allowLoopbackUrls: true, secretOverlapSeconds: 86_400, concurrency: 64, watchersPerAccountLimit: 25, hostFailureThreshold: 5, hostBackoffSeconds: 30 },
+      eventStream: { pollMs: 500, streamsPerAccount: 10, heartbeatMs: 15_000, retryMs: 3000, maxBufferedBytes: 1024 * 1024, maxPendingEvents: 10_000, pageSize: 500, maxStreamMs: 3_600_000 },
+      eventLogRetentionDays: 7,
       logLevel: 'info',
       trustProxy: false,
       corsOrigins: [],

@@ -11,7 +11,7 @@ const DUPLICATE_LIMIT_BYTES = 2048
 /**
  * The committed file; clients and the /docs page download it. Set at 400 KB when the document was
  * 349 KB; raised to 460 KB by issue 17 (the operators' queue: the error queue's nine routes and
- * fields, the work-order queue's two operations), so that growth stays a decision (docs/decisions.md).
+ * fields, the work-order queue's two operations, the event stream), so that growth stays a decision (docs/decisions.md).
  */
 const SIZE_LIMIT_BYTES = 460 * 1000
 
@@ -113,7 +113,7 @@ describe('the OpenAPI document, as generators read it', () => {
     expect(componentTexts()).toEqual(componentsBeforeGenerating)
   })
 
-  it('when the shared entities are named, then the committed openapi.json stays under 400 KB, written as npm run openapi writes it', () => {
+  it('when the shared entities are named, then the committed openapi.json stays under 410 KB, written as npm run openapi writes it', () => {
     const text = readFileSync('openapi.json', 'utf8')
     expect(text, 'openapi.json was not written by `npm run openapi`').toBe(compactJson(JSON.parse(text)) + '\n')
     expect(statSync('openapi.json').size).toBeLessThan(SIZE_LIMIT_BYTES)

@@ -457,6 +457,21 @@ export interface WatcherDeliveriesTable {
   updated_at: Timestamp
 }
 
+/** One emitted event (migration 0020); read by GET /events/stream after a (tx_id, seq) cursor. */
+export interface EventLogTable {
+  seq: GeneratedAlways<number>
+  id: string
+  account_id: string
+  coverage_period_id: string | null
+  group_id: string | null
+  type: string
+  /** json, the webhook body's exact text. */
+  payload: Json<unknown>
+  /** xid8, read as its decimal text (it exceeds 2^53 in theory). */
+  tx_id: Generated<string>
+  created_at: Timestamp
+}
+
 export interface WatcherDeliveryAttemptsTable {
   id: string
   delivery_id: string
@@ -751,6 +766,7 @@ export interface Database {
   watchers: WatchersTable
   watcher_deliveries: WatcherDeliveriesTable
   watcher_delivery_attempts: WatcherDeliveryAttemptsTable
+  event_log: EventLogTable
   member_transactions: MemberTransactionsTable
   carrier_control_numbers: CarrierControlNumbersTable
   file_deliveries: FileDeliveriesTable

@@ -1,8 +1,11 @@
 import type { App } from './app-types.js'
 import { appendVary } from './vary.js'
 
-/** What a browser page on a listed origin may send: the credentials, bodies and conditions the API reads. */
-const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Service-Api-Key', 'X-Request-Id']
+/**
+ * What a browser page on a listed origin may send: the credentials, bodies and conditions the API
+ * reads, and the cursor an event stream client resumes with (GET /events/stream).
+ */
+const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'Last-Event-ID', 'Service-Api-Key', 'X-Request-Id']
 /** What its script may read beyond the CORS-safelisted headers: pagination, limits, versions, ids. */
 const EXPOSED_RESPONSE_HEADERS = [
   'Allow',

@@ -11,6 +11,7 @@ import type { LifeEventErrorCode } from '../modules/life-events/life-events.erro
 import type { ProviderSelectionErrorCode } from '../modules/provider-selections/provider-selections.errors.js'
 import type { WorkOrderErrorCode } from '../modules/work-orders/work-orders.errors.js'
 import type { WatcherErrorCode } from '../modules/watchers/watchers.errors.js'
+import type { EventStreamErrorCode } from '../modules/event-stream/event-stream.errors.js'
 import type { ErrorResourceErrorCode } from '../modules/errors/errors.errors.js'
 import type { FileDeliveryErrorCode } from '../modules/carrier-delivery/file-deliveries.errors.js'
 import type { AcknowledgementErrorCode } from '../modules/acknowledgements/acknowledgements.errors.js'
@@ -56,6 +57,7 @@ export type ErrorCode = HttpErrorCode | CommonErrorCode | AccountErrorCode | Use
   | ProviderSelectionErrorCode
   | WorkOrderErrorCode
   | WatcherErrorCode
+  | EventStreamErrorCode
   | ErrorResourceErrorCode
   | FileDeliveryErrorCode
   | AcknowledgementErrorCode
@@ -351,6 +353,16 @@ export const errorTable = {
     status: 422,
     title: 'Watcher limit reached',
     description: 'The account has as many watchers as it may (WATCHERS_PER_ACCOUNT_LIMIT, 25 by default; deleted ones do not count). Delete or reuse one.',
+  },
+  invalid_last_event_id: {
+    status: 400,
+    title: 'Invalid Last-Event-ID',
+    description: 'The Last-Event-ID header or last_event_id parameter of GET /events/stream is not an id the stream sent (or names a position past its end). Send the last id: received unchanged, or none to start with new events.',
+  },
+  event_stream_limit_reached: {
+    status: 429,
+    title: 'Too many event streams',
+    description: 'The account has as many GET /events/stream connections open on this instance as it may (EVENT_STREAMS_PER_ACCOUNT, 10 by default). Close one first.',
   },
   file_delivery_not_found: {
     status: 404,

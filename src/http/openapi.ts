@@ -51,7 +51,7 @@ export const openApiOptions: SwaggerOptions = {
       { name: 'Provider selections', description: 'Primary care providers of members enrolled in HMO medical plans' },
       { name: 'Work orders', description: 'Completing the setup (installation step 7), the work order it opens for the operations team, and its transitions' },
       { name: 'Errors', description: 'Discrepancies between the carrier and the platform: the queue, comments, returns, resolutions and the standard messages' },
-      { name: 'Watchers', description: 'Webhooks: subscriptions to events, signed deliveries (Standard Webhooks) and their attempts' },
+      { name: 'Watchers', description: 'Webhooks: subscriptions to events, signed deliveries (Standard Webhooks) and their attempts; the event stream' },
       { name: 'Carriers', description: 'The carriers groups are placed with' },
       { name: 'Carrier delivery', description: 'Files and submissions sent to carriers (834 files, API documents) and the coverage transmissions each carried' },
       { name: 'Census', description: "The carrier's censuses and their reconciliation with the platform's data" },

@@ -38,11 +38,12 @@ async function main(): Promise<void> {
     censusBodyLimitBytes: config.censusBodyLimitBytes,
     consoleSessions: config.consoleSessions,
     serverLimits: config.serverLimits,
+    eventStream: config.eventStream,
   })
 
   const worker =
     config.worker.mode === 'in-process'
-      ? createWorkers({ db: database.db, log: app.log.child({ component: 'worker' }), worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks, carrierSide: { ssn: ssnProtection, carriers, settings: config.carrierSide } })
+      ? createWorkers({ db: database.db, log: app.log.child({ component: 'worker' }), worker: config.worker, staleAfterMs: config.worker.staleAfterMs, webhooks: config.webhooks, eventLogRetentionDays: config.eventLogRetentionDays, carrierSide: { ssn: ssnProtection, carriers, settings: config.carrierSide } })
       : undefined
 
   const firstStart = database.kind === 'embedded' ? await bootstrapFirstStart(database.db, services, config.dataDir) : undefined

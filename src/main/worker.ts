@@ -17,6 +17,7 @@ async function main(): Promise<void> {
     worker: config.worker,
     staleAfterMs: config.worker.staleAfterMs,
     webhooks: config.webhooks,
+    eventLogRetentionDays: config.eventLogRetentionDays,
     carrierSide: { ssn: resolveSsnProtection(config), carriers: new CarrierCatalog(loadCarriers(config.carriersFile)), settings: config.carrierSide },
   })
   worker.start()

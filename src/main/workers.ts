@@ -8,6 +8,7 @@ import type { ResolveHost } from '../lib/outbound-url.js'
 import { createAcknowledgementInboxes, createAcknowledgementOverdueCheck, createAcknowledgementPickupCheck } from '../modules/acknowledgements/index.js'
 import { DEFAULT_ACKNOWLEDGEMENT_DUE_HOURS } from '../modules/carriers/carriers.schema.js'
 import { createCoveragePeriodExpiryCheck } from '../modules/coverage-periods/coverage-period-expiry.js'
+import { DEFAULT_EVENT_LOG_RETENTION_DAYS } from '../modules/event-stream/event-stream.settings.js'
 import { createWebhookDeliveryJob } from '../modules/watchers/webhook-delivery.job.js'
 import type { WebhookSettings } from '../modules/watchers/webhook-settings.js'
 import { createCarrierSide, type CarrierSideDeps } from './carrier-side.js'
@@ -23,6 +24,8 @@ export interface WorkersOptions {
   resolveHost?: ResolveHost
   /** Housekeeping on the general worker's polls; on by default. */
   housekeeping?: boolean
+  /** EVENT_LOG_RETENTION_DAYS: housekeeping deletes older events from the event log (7 by default). */
+  eventLogRetentionDays?: number
   /** Plan-year expiry (coverage periods past their coverage_end_date) on the general worker's polls; on by default. */
   coveragePeriodExpiry?: boolean
   /** Acknowledgements picked up from the carriers' inbound locations (acknowledgement_inbound) on the general worker's polls; on by default. */
@@ -61,7 +64,7 @@ export function createWorkers(options: WorkersOptions): Workers {
   // The scheduled checks, on the general worker's polls; each throttles itself and one failing
   // does not keep the others from running.
   const scheduled: [string, () => Promise<void>][] = []
-  if (options.housekeeping !== false) scheduled.push(['housekeeping', createHousekeeping(db)])
+  if (options.housekeeping !== false) scheduled.push(['housekeeping', createHousekeeping(db, { eventLogRetentionDays: options.eventLogRetentionDays ?? DEFAULT_EVENT_LOG_RETENTION_DAYS })])
   if (options.coveragePeriodExpiry !== false) {
     scheduled.push(['coverage period expiry', createCoveragePeriodExpiryCheck(db, { log, ...(options.clock ? { clock: options.clock } : {}) })])
   }

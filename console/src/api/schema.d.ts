@@ -1458,6 +1458,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Receive events live (server-sent events)
+         * @description Watchers' events (same types, body and tenancy: a partner key its account's, an operator's every account's) as server-sent events on one open response; EventSource works (the console session cookie authenticates it), as does `curl -N`. It opens with `retry:` and an `id:` of the start; each event is `id: <cursor>`, `event: <type>`, `data: <body JSON>`; `: keep-alive` every 15 s. `event_types` (comma-separated or repeated), `coverage_period_id` and `group_id` filter as for watchers (another account's ids match nothing). Resume by sending the last `id:` in `Last-Event-ID` (or `last_event_id`): every later event follows in commit order, none twice; without it, only new events. Events are kept 7 days: an older id resumes from the oldest kept. An event waits until every transaction begun before it has ended, so a long write (a census) delays later events until it ends. 10 streams per account per instance; a client that stops reading is disconnected, and streams end after an hour and on shutdown: reconnect with `Last-Event-ID`.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carriers": {
         parameters: {
             query?: never;
@@ -3645,6 +3665,25 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Rate limited */
+        EventStreamLimitReached: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:enrollsync:problem:event_stream_limit_reached",
+                 *       "title": "Too many event streams",
+                 *       "status": 429,
+                 *       "detail": "The account has as many GET /events/stream connections open on this instance as it may (EVENT_STREAMS_PER_ACCOUNT, 10 by default). Close one first.",
+                 *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                 *       "code": "event_stream_limit_reached"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Conflict */
         FileContentNotReady: {
             headers: {
@@ -3977,6 +4016,25 @@ export interface components {
                  *       "detail": "An unexpected fault. Nothing about it is in the body; quote the instance (request id) to the operator.",
                  *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                  *       "code": "internal_error"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Malformed request */
+        InvalidLastEventId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:enrollsync:problem:invalid_last_event_id",
+                 *       "title": "Invalid Last-Event-ID",
+                 *       "status": 400,
+                 *       "detail": "The Last-Event-ID header or last_event_id parameter of GET /events/stream is not an id the stream sent (or names a position past its end). Send the last id: received unchanged, or none to start with new events.",
+                 *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                 *       "code": "invalid_last_event_id"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -9586,6 +9644,44 @@ export interface operations {
             404: components["responses"]["WatcherDeliveryNotFound"];
             409: components["responses"]["WatcherDeliveryPending"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only these event types (comma-separated or repeated)
+                 * @example error.created,error.returned
+                 */
+                event_types?: string | string[];
+                coverage_period_id?: string;
+                group_id?: string;
+                /** @description As Last-Event-ID, which wins when both are sent */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The last `id:` received: resume after it */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["InvalidLastEventId"];
+            401: components["responses"]["MissingCredentials"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["EventStreamLimitReached"];
             500: components["responses"]["InternalError"];
         };
     };

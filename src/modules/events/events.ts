@@ -97,8 +97,8 @@ export function webhookSafeData(data: DomainEvent['data']): DomainEvent['data'] 
 }
 
 /**
- * Records the event for every active watcher that subscribed to its type, and queues their
- * deliveries. The watchers are the account's own and those of every operator (service) account,
+ * Records the event in the event log (read by GET /events/stream) and for every active watcher
+ * that subscribed to its type, and queues their deliveries. The watchers are the account's own and those of every operator (service) account,
  * which receive the events of all accounts; either kind narrowed to a coverage period or a group
  * receives only the events of that one. Call it with the transaction of the change: the
  * deliveries then exist exactly when the change commits, so no event is lost and none is sent
@@ -110,6 +110,8 @@ export async function emitEvent(tx: Executor, event: DomainEvent, now: Date = ne
 }
 
 const DELIVERY_INSERT_BATCH = 1000
+// Seven parameters a row: 1000 rows stay far below PostgreSQL's 65,535 parameters a statement.
+const EVENT_LOG_INSERT_BATCH = 1000
 
 /**
  * emitEvent for many events at once (a reconciliation, an installation touching every family):
@@ -118,6 +120,17 @@ const DELIVERY_INSERT_BATCH = 1000
  */
 export async function emitEvents(tx: Executor, events: readonly DomainEvent[], now: Date = new Date()): Promise<number> {
   if (events.length === 0) return 0
+  // Every event gets its payload (and id) here, once: the event log and each watcher's delivery
+  // carry the same id, so a client reading both can tell the copies of one event apart.
+  const payloads = events.map((event): EventPayload => ({
+    id: uuidv7(),
+    type: event.type,
+    timestamp: now.toISOString(),
+    account_id: event.accountId,
+    data: webhookSafeData(event.data),
+  }))
+  const bodies = payloads.map((payload) => JSON.stringify(payload))
+  await appendToEventLog(tx, events, payloads, bodies, now)
   const types = [...new Set(events.map((event) => event.type))]
   const accountIds = [...new Set(events.map((event) => event.accountId))]
   const watchers = await tx
@@ -135,7 +148,7 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
   const deliveries = []
   // Each delivery's job names its account and receiver, so the claim shares slots fairly (issue 15).
   const fairness = new Map<string, JobFairness>()
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     const wanting = watchers.filter(
       (w) =>
         (w.account_id === event.accountId || w.kind === 'service') &&
@@ -144,8 +157,8 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
         (w.group_id === null || w.group_id === event.groupId),
     )
     if (wanting.length === 0) continue
-    const payload: EventPayload = { id: uuidv7(), type: event.type, timestamp: now.toISOString(), account_id: event.accountId, data: webhookSafeData(event.data) }
-    const body = JSON.stringify(payload)
+    const payload = payloads[index]!
+    const body = bodies[index]!
     for (const watcher of wanting) {
       const id = uuidv7()
       fairness.set(id, { key: watcher.account_id, destination: destinationOf(watcher.url) })
@@ -173,4 +186,30 @@ export async function emitEvents(tx: Executor, events: readonly DomainEvent[], n
     fairness: (payload) => fairness.get(payload.delivery_id)!,
   })
   return deliveries.length
+}
+
+/**
+ * Every event, wanted by a watcher or not, goes to the event log in the caller's transaction: it
+ * appears to GET /events/stream exactly when the change commits. tx_id and seq take their defaults
+ * (the transaction's id, the next number), which make the stream's cursor.
+ */
+async function appendToEventLog(
+  tx: Executor,
+  events: readonly DomainEvent[],
+  payloads: readonly EventPayload[],
+  bodies: readonly string[],
+  now: Date,
+): Promise<void> {
+  const rows = events.map((event, index) => ({
+    id: payloads[index]!.id,
+    account_id: event.accountId,
+    coverage_period_id: event.coveragePeriodId,
+    group_id: event.groupId,
+    type: event.type,
+    payload: bodies[index]!,
+    created_at: now,
+  }))
+  for (let start = 0; start < rows.length; start += EVENT_LOG_INSERT_BATCH) {
+    await tx.insertInto('event_log').values(rows.slice(start, start + EVENT_LOG_INSERT_BATCH)).execute()
+  }
 }
