@@ -181,13 +181,13 @@ describe('GET /audit_events', () => {
 
   it('when events are filtered by the console user who acted and by a date range, then only those events answer', async () => {
     const partner = await t.newPartner()
-    const user = await t.services.users.createUser(systemActor(partner.accountId), { email: `actor.${Date.now()}@example.com` }, partner.accountId)
+    const user = await t.services.users.createUser(systemActor(partner.accountId), { email: `actor.${Date.now()}@example.com`, role_names: [] }, partner.accountId)
     const row = (id: string, at: string, actorUserId: string | null) => ({
       id,
       account_id: partner.accountId,
       actor_account_id: partner.accountId,
       actor_user_id: actorUserId,
-      channel: actorUserId ? 'console' : 'api',
+      channel: actorUserId ? ('console' as const) : ('api' as const),
       action: 'error.commented',
       resource_type: 'error',
       resource_id: id,
