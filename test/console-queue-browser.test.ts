@@ -124,7 +124,7 @@ describe.skipIf(chromium.kind === 'missing' && !chromium.required)('the error qu
     const raised = await raiseByHand(t, operator, installed.coveragePeriodId, { source: 'manual', discrepancy: { parameter: 'region', carrier: 'A', platform: 'B' } })
     expect(raised.statusCode).toBe(201)
     // The event stream, or (without one) the 10-second poll.
-    await expect.poll(() => rowNames(page), { timeout: 30_000, intervals: [500] }).toContain('region')
+    await expect.poll(() => rowNames(page), { timeout: 30_000, interval: 500 }).toContain('region')
     await expect.poll(() => page.getByRole('button', { name: /^Unresolved/ }).textContent()).toContain('4')
     expect(await page.evaluate('window.__sameDocument')).toBe(true)
   })
@@ -201,8 +201,12 @@ describe.skipIf(chromium.kind === 'missing' && !chromium.required)('the error qu
 
   it('when an operator opens each queue, an error and the audit log at 1440 px and 390 px, then each shows names and ages, no error, and nothing wider than the screen', async () => {
     const { partner, operator, ids } = await queueWithErrors()
-    await call(t.app, partner, 'POST', `/errors/${ids[1]}/return`, { message: 'The carrier has the right value; please check the enrollment form.', created_by: 'benefits@example.com' })
-    await call(t.app, partner, 'POST', `/errors/${ids[1]}/comments`, { message: 'Checked with the employee.', created_by: 'benefits@example.com' })
+    const benefits = unique('benefits')
+    await consoleUser(partner, benefits)
+    const commented = await call(t.app, partner, 'POST', `/errors/${ids[1]}/comments`, { message: 'Checked with the employee: the form says single.', created_by: benefits })
+    expect(commented.statusCode, commented.body).toBeLessThan(300)
+    const returned = await call(t.app, partner, 'POST', `/errors/${ids[1]}/return`, { message: 'The carrier has the right value; please check the enrollment form.', created_by: benefits })
+    expect(returned.statusCode, returned.body).toBeLessThan(300)
     const email = unique('tour')
     await consoleUser(operator, email, ['admin'])
     const pages: [name: string, path: string, heading: RegExp][] = [

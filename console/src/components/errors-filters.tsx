@@ -55,7 +55,7 @@ export function StatusCounts({ counts, status, onStatus }: { counts: ErrorCounts
     { value: 'all', label: 'All', n: counts?.total },
   ]
   return (
-    <div className="queue-counts" role="group" aria-label="Errors by status">
+    <div className="queue-counts" role="group" aria-label="Error counts">
       {items.map((item) => (
         <button key={item.value} type="button" aria-pressed={status === item.value} className="queue-count" onClick={() => onStatus(item.value)}>
           {item.label} <strong>{item.n === undefined ? '…' : item.n.toLocaleString()}</strong>

@@ -236,7 +236,12 @@ export function ErrorPage({ id }: { id: string }) {
       </section>
 
       <div id="error-comment-box">
-        <CommentThread error={error} email={email} onCommented={reloadAll} />
+        <CommentThread
+          error={error}
+          email={email}
+          onCommented={reloadAll}
+          returnIds={new Set((history.data ?? []).flatMap((entry) => (entry.type === 'returned' && entry.comment ? [entry.comment.id] : [])))}
+        />
       </div>
       <ShortcutsHelp open={help.helpOpen} shortcuts={shortcuts} onClose={help.closeHelp} />
 
