@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, startTestApp, type TestApp } from './helpers/test-app.js'
+import { uuidv7 } from '../src/lib/ids.js'
+import { call, startTestApp, systemActor, type TestApp } from './helpers/test-app.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -176,6 +177,42 @@ describe('GET /audit_events', () => {
     }
     expect(pages).toBe(3)
     expect(seen).toEqual(all.map((e) => e.id))
+  })
+
+  it('when events are filtered by the console user who acted and by a date range, then only those events answer', async () => {
+    const partner = await t.newPartner()
+    const user = await t.services.users.createUser(systemActor(partner.accountId), { email: `actor.${Date.now()}@example.com`, role_names: [] }, partner.accountId)
+    const row = (id: string, at: string, actorUserId: string | null) => ({
+      id,
+      account_id: partner.accountId,
+      actor_account_id: partner.accountId,
+      actor_user_id: actorUserId,
+      channel: actorUserId ? ('console' as const) : ('api' as const),
+      action: 'error.commented',
+      resource_type: 'error',
+      resource_id: id,
+      created_at: new Date(at),
+    })
+    const [early, byUser, late] = [uuidv7(), uuidv7(), uuidv7()]
+    await t.db
+      .insertInto('audit_events')
+      .values([row(early, '2020-01-01T10:00:00Z', null), row(byUser, '2020-01-02T10:00:00Z', user.id), row(late, '2020-01-03T10:00:00Z', null)])
+      .execute()
+
+    const byActor = await eventsOf(partner.accountId, `&actor_user_id=${user.id}`)
+    expect(byActor.map((e) => e.id)).toEqual([byUser])
+    // A day is [its midnight, the next midnight): the second of January only.
+    const day = await eventsOf(partner.accountId, '&created_after=2020-01-02T00:00:00Z&created_before=2020-01-03T00:00:00Z')
+    expect(day.map((e) => e.id)).toEqual([byUser])
+    const since = await eventsOf(partner.accountId, '&created_after=2020-01-02T10:00:00Z&created_before=2020-01-04T00:00:00Z')
+    expect(since.map((e) => e.id)).toEqual([late, byUser])
+  })
+
+  it('when the date range is not a timestamp, then 422 names the parameter', async () => {
+    const operator = await t.newOperator()
+    const res = await call(t.app, operator, 'GET', '/audit_events?created_after=yesterday')
+    expect(res.statusCode).toBe(422)
+    expect(res.json().errors).toEqual([expect.objectContaining({ parameter: 'created_after' })])
   })
 
   it('when the account_id filter is not a UUID, then 422 names the parameter', async () => {

@@ -9771,6 +9771,12 @@ export interface operations {
                 resource_type?: string;
                 /** @description UUID */
                 resource_id?: string;
+                /** @description Changes made in the console by this signed-in user */
+                actor_user_id?: string;
+                /** @description Events at or after this instant (ISO 8601) */
+                created_after?: string;
+                /** @description Events strictly before this instant (ISO 8601): a day is [its midnight, the next midnight) */
+                created_before?: string;
             };
             header?: never;
             path?: never;

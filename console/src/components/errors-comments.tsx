@@ -12,7 +12,18 @@ type Outcome = { tone: 'ok' | 'failed'; text: string } | null
  * The comments of an error, oldest first, and a box to add one signed by the signed-in user.
  * The form checks the comment itself (`noValidate`), so its own words show, not the browser's.
  */
-export function CommentThread({ error, email, onCommented }: { error: ErrorRecord; email: string; onCommented: () => void }) {
+export function CommentThread({
+  error,
+  email,
+  onCommented,
+  returnIds = new Set<string>(),
+}: {
+  error: ErrorRecord
+  email: string
+  onCommented: () => void
+  /** The comments that carried a return (from the history): shown as a hand-over, not a remark. */
+  returnIds?: ReadonlySet<string>
+}) {
   const [message, setMessage] = useState('')
   const [busy, setBusy] = useState(false)
   const [outcome, setOutcome] = useState<Outcome>(null)
@@ -50,7 +61,7 @@ export function CommentThread({ error, email, onCommented }: { error: ErrorRecor
       ) : (
         <ol className="thread">
           {comments.map((comment) => (
-            <CommentItem key={comment.id} comment={comment} />
+            <CommentItem key={comment.id} comment={comment} returned={returnIds.has(comment.id)} />
           ))}
         </ol>
       )}
@@ -68,12 +79,18 @@ export function CommentThread({ error, email, onCommented }: { error: ErrorRecor
   )
 }
 
-function CommentItem({ comment }: { comment: ErrorComment }) {
+function CommentItem({ comment, returned }: { comment: ErrorComment; returned: boolean }) {
   return (
-    <li>
+    <li className={returned ? 'comment-returned' : undefined}>
       <div className="meta">
         {comment.created_by ? comment.created_by.email : `An API key of the ${PARTY_WORDS[comment.sent_by]}`} · <Badge value={comment.sent_by} kind={`party-${comment.sent_by}`} /> ·{' '}
         <time dateTime={comment.created_at}>{formatDateTime(comment.created_at)}</time>
+        {returned && (
+          <>
+            {' '}
+            · <Badge value="returned to the other party" kind="returned" />
+          </>
+        )}
       </div>
       <p className="errors-prewrap">{comment.message}</p>
     </li>

@@ -1,7 +1,7 @@
-import { useEffect, useRef, type Ref } from 'react'
-import { count, formatDateTime, shortId, words } from '../lib/format'
+import { useEffect, useRef } from 'react'
+import { ageText, ageWords, count, formatDateTime, shortId, words } from '../lib/format'
 import { Link } from '../lib/router'
-import { shortValueText, type ErrorAction, type ListedError } from './errors-shared'
+import { ACTION_WORDS, shortValueText, type ErrorAction, type ErrorSort, type ListedError } from './errors-shared'
 import { ShortId } from './short-id'
 import { Badge } from './status'
 
@@ -13,11 +13,35 @@ export interface BulkReport {
   failures: { error: ListedError; reason: string }[]
 }
 
+/** The columns a click sorts by, and the order a first click gives (age: oldest waiting first). */
+const SORTABLE = {
+  parameter: { label: 'Error', first: 'parameter' },
+  status: { label: 'Status', first: 'status' },
+  age: { label: 'Age', first: '-age' },
+  severity: { label: 'Severity', first: 'severity' },
+} as const satisfies Record<string, { label: string; first: ErrorSort }>
+type SortColumn = keyof typeof SORTABLE
+
+/** Every order of the queue in words, for the sort select (phones have no column headers). */
+export const SORT_OPTIONS: { value: ErrorSort; label: string }[] = [
+  { value: '-age', label: 'Oldest waiting first' },
+  { value: 'age', label: 'Newest waiting first' },
+  { value: 'severity', label: 'Severity: failures first' },
+  { value: '-severity', label: 'Severity: info first' },
+  { value: 'status', label: 'Status: unresolved first' },
+  { value: '-status', label: 'Status: resolved first' },
+  { value: 'parameter', label: 'Error: A to Z' },
+  { value: '-parameter', label: 'Error: Z to A' },
+  { value: 'created_at', label: 'Raised: oldest first' },
+  { value: '-created_at', label: 'Raised: newest first' },
+]
+
 /**
  * One page of the error queue as a table, each row with a labelled checkbox. `disabled` while a
- * bulk action runs or the page is (re)loading, so a tick never lands on a row that is going away.
- * The carrier's and the platform's values come right after the error, where a 390 px screen
- * still shows them.
+ * bulk action runs or another page loads, so a tick never lands on a row that is going away.
+ * Below 640 px the rows become cards (styles.css): status and age first, then the rest with
+ * their column names, so nothing scrolls sideways. Clicking a sortable header sorts the queue
+ * (aria-sort says how); `active` is the row the j/k shortcuts point at.
  */
 export function ErrorsTable({
   caption,
@@ -25,42 +49,78 @@ export function ErrorsTable({
   selected,
   disabled,
   loading,
+  sort,
+  showAccount,
+  active,
+  onSort,
   onToggle,
   onToggleAll,
+  onActivate,
 }: {
   caption: string
   rows: ListedError[]
   selected: ReadonlySet<string>
   disabled: boolean
   loading: boolean
+  sort: ErrorSort
+  showAccount: boolean
+  active: number
+  onSort: (sort: ErrorSort) => void
   onToggle: (id: string, on: boolean) => void
   onToggleAll: (on: boolean) => void
+  onActivate: (index: number) => void
 }) {
   const ticked = rows.filter((row) => selected.has(row.id)).length
   const allSelected = rows.length > 0 && ticked === rows.length
+  const header = (column: SortColumn) => {
+    const { label, first } = SORTABLE[column]
+    const key = sort.replace(/^-/, '')
+    const on = key === column
+    const descending = sort.startsWith('-')
+    const next: ErrorSort = on ? ((descending ? key : `-${key}`) as ErrorSort) : first
+    return (
+      <th scope="col" aria-sort={on ? (descending ? 'descending' : 'ascending') : undefined}>
+        <button type="button" className="queue-sort" onClick={() => onSort(next)}>
+          {label}
+          <span aria-hidden="true" className="queue-sort-mark">
+            {on ? (descending ? ' ▼' : ' ▲') : ' ↕'}
+          </span>
+        </button>
+      </th>
+    )
+  }
   return (
-    <div className="table-wrap">
-      <table className="errors-table" aria-busy={loading}>
+    <div className="table-wrap queue-wrap">
+      <table className="errors-table queue-table" aria-busy={loading}>
         <caption className="table-caption">{caption}</caption>
         <thead>
           <tr>
             <th scope="col">
               <SelectAll checked={allSelected} mixed={ticked > 0 && !allSelected} disabled={disabled} onChange={onToggleAll} />
             </th>
-            <th scope="col">Error</th>
-            <th scope="col">Carrier value</th>
-            <th scope="col">Platform value</th>
+            {header('parameter')}
             <th scope="col">Member</th>
+            <th scope="col">Employer</th>
+            {showAccount && <th scope="col">Account</th>}
             <th scope="col">Plan</th>
-            <th scope="col">Status</th>
-            <th scope="col">Assignee</th>
-            <th scope="col">Severity</th>
-            <th scope="col">Created</th>
+            {header('status')}
+            {header('age')}
+            <th scope="col">Assigned to</th>
+            {header('severity')}
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <ErrorRow key={row.id} row={row} checked={selected.has(row.id)} disabled={disabled} onToggle={(on) => onToggle(row.id, on)} />
+          {rows.map((row, index) => (
+            <ErrorRow
+              key={row.id}
+              row={row}
+              active={index === active}
+              showAccount={showAccount}
+              checked={selected.has(row.id)}
+              disabled={disabled}
+              onToggle={(on) => onToggle(row.id, on)}
+              onFocus={() => onActivate(index)}
+            />
           ))}
         </tbody>
       </table>
@@ -68,35 +128,66 @@ export function ErrorsTable({
   )
 }
 
-function ErrorRow({ row, checked, disabled, onToggle }: { row: ListedError; checked: boolean; disabled: boolean; onToggle: (on: boolean) => void }) {
+function ErrorRow({
+  row,
+  active,
+  showAccount,
+  checked,
+  disabled,
+  onToggle,
+  onFocus,
+}: {
+  row: ListedError
+  active: boolean
+  showAccount: boolean
+  checked: boolean
+  disabled: boolean
+  onToggle: (on: boolean) => void
+  onFocus: () => void
+}) {
   const { parameter } = row.discrepancy
   return (
-    <tr>
-      <td>
+    <tr className={`${active ? 'queue-active' : ''}${checked ? ' queue-checked' : ''}`} data-error-id={row.id} onFocus={onFocus}>
+      <td className="queue-tick">
         <input
           type="checkbox"
           checked={checked}
           disabled={disabled}
-          aria-label={`Select the ${words(parameter)} error ${shortId(row.id)}${row.member_id ? ` of member ${shortId(row.member_id)}` : ''}`}
+          aria-label={`Select the ${words(parameter)} error ${shortId(row.id)}${row.member_name ? ` of ${row.member_name}` : ''}`}
           onChange={(event) => onToggle(event.target.checked)}
         />
       </td>
-      <td>
-        <Link to={`/errors/${row.id}`}>{words(parameter)}</Link>
+      <td className="queue-main" data-label="Error">
+        <Link to={`/errors/${row.id}`} className="queue-open">
+          {words(parameter)}
+        </Link>
         <div className="hint">{row.message}</div>
+        <div className="hint queue-values">
+          Carrier: {shortValueText(parameter, row.discrepancy.carrier)} · Platform: {shortValueText(parameter, row.discrepancy.platform)}
+        </div>
       </td>
-      <td>{shortValueText(parameter, row.discrepancy.carrier)}</td>
-      <td>{shortValueText(parameter, row.discrepancy.platform)}</td>
-      <td>{row.member_id ? <ShortId id={row.member_id} /> : '—'}</td>
-      <td>{row.plan_id ? <ShortId id={row.plan_id} /> : '—'}</td>
-      <td>
+      <td data-label="Member">{row.member_name ?? (row.member_id ? <ShortId id={row.member_id} /> : '—')}</td>
+      <td data-label="Employer">
+        <Link to={`/groups/${row.group_id}`}>{row.employer_name}</Link>
+      </td>
+      {showAccount && <td data-label="Account">{row.account_name}</td>}
+      <td data-label="Plan">{row.plan_name ?? (row.plan_id ? <ShortId id={row.plan_id} /> : '—')}</td>
+      <td className="queue-status" data-label="Status">
         <Badge value={row.status} />
       </td>
-      <td>{words(row.assignee)}</td>
-      <td>
+      <td className="queue-age errors-nowrap" data-label="Age">
+        <span title={`${ageWords(row.age_seconds)} · raised ${formatDateTime(row.created_at)}`}>
+          {ageText(row.age_seconds)}
+          <span className="groups-visually-hidden"> ({ageWords(row.age_seconds)})</span>
+        </span>
+      </td>
+      <td data-label="Assigned to">
+        {row.assigned_user ? row.assigned_user.email : <span className="hint">nobody</span>}
+        <div className="hint">with the {row.assignee}</div>
+      </td>
+      <td className="queue-severity" data-label="Severity">
         <Badge value={row.severity} />
       </td>
-      <td className="errors-nowrap">{formatDateTime(row.created_at)}</td>
     </tr>
   )
 }
@@ -120,17 +211,15 @@ export function BulkOutcome({
   busy,
   progress,
   onDismiss,
-  ref,
 }: {
   report: BulkReport | null
   busy: boolean
   progress: string | undefined
   onDismiss: () => void
-  ref?: Ref<HTMLDivElement>
 }) {
-  const verb = report?.action === 'return' ? 'returned' : 'resolved'
+  const verb = report ? ACTION_WORDS[report.action].done : 'resolved'
   return (
-    <div className="errors-bulk-outcome" role="status" aria-live="polite" tabIndex={-1} ref={ref}>
+    <div className="errors-bulk-outcome" role="status" aria-live="polite">
       {busy && progress && <p>{progress}</p>}
       {report && (
         <div className={report.failures.length > 0 ? 'error-message' : 'notice'}>

@@ -18,6 +18,9 @@ export type ErrorRecord = Schema<'Error'>
 /** One row of GET /errors (and GET /coverage_periods/{id}/errors). */
 export type ListedError = Schema<'Error'>
 export type ErrorComment = Schema<'ErrorComment'>
+export type ErrorHistoryEntry = Schema<'ErrorHistoryEntry'>
+export type ErrorListQuery = NonNullable<paths['/errors']['get']['parameters']['query']>
+export type ErrorSort = NonNullable<ErrorListQuery['sort']>
 
 // The whole query is optional (every filter and page has a default), hence NonNullable.
 type ListQuery = NonNullable<paths['/errors']['get']['parameters']['query']>
@@ -119,18 +122,27 @@ export async function forEachLimited<T, R>(items: readonly T[], limit: number, w
   return results
 }
 
-export type ErrorAction = 'resolve' | 'return'
+export type ErrorAction = 'resolve' | 'return' | 'comment'
+
+/** The action's past participle and present participle, for progress and reports. */
+export const ACTION_WORDS: Record<ErrorAction, { done: string; doing: string }> = {
+  resolve: { done: 'resolved', doing: 'Resolving' },
+  return: { done: 'returned', doing: 'Returning' },
+  comment: { done: 'commented on', doing: 'Commenting' },
+}
 
 /**
- * Resolves or returns one error, signed by the signed-in user; answers null on success or the
- * service's reason in words.
+ * Resolves, returns or comments on one error, signed by the signed-in user; answers null on
+ * success or the service's reason in words.
  */
 export async function actOnError(action: ErrorAction, id: string, message: string, email: string): Promise<string | null> {
   try {
     const { error, response } =
       action === 'resolve'
         ? await api.POST('/errors/{id}/resolution', { params: { path: { id } }, body: { message, resolved_by: email } })
-        : await api.POST('/errors/{id}/return', { params: { path: { id } }, body: { message, created_by: email } })
+        : action === 'return'
+          ? await api.POST('/errors/{id}/return', { params: { path: { id } }, body: { message, created_by: email } })
+          : await api.POST('/errors/{id}/comments', { params: { path: { id } }, body: { message, created_by: email } })
     return response.ok ? null : refusalText(response.status, error, 'This error')
   } catch {
     return UNREACHABLE
@@ -191,4 +203,58 @@ export function ErrorMessageDialog({
       {failure && <ErrorMessage error={failure} />}
     </FormDialog>
   )
+}
+
+/**
+ * Assigns errors to a person of the caller's own account (null: to nobody). One error goes through
+ * PUT /errors/{id}/assignment; several through POST /errors/assignments, all or nothing. Answers
+ * null on success or the service's reason in words.
+ */
+export async function assignErrors(ids: readonly string[], userId: string | null): Promise<string | null> {
+  try {
+    const { error, response } =
+      ids.length === 1 || userId === null
+        ? await assignEach(ids, userId)
+        : await api.POST('/errors/assignments', { body: { assignment: { user_id: userId, error_ids: [...ids] } } })
+    return response.ok ? null : refusalText(response.status, error, 'This error')
+  } catch {
+    return UNREACHABLE
+  }
+}
+
+/** Unassigning (and a single assignment) goes error by error: the bulk call names a person. */
+async function assignEach(ids: readonly string[], userId: string | null) {
+  let last: Awaited<ReturnType<typeof putAssignment>> | undefined
+  for (const id of ids) {
+    last = await putAssignment(id, userId)
+    if (!last.response.ok) return last
+  }
+  return last!
+}
+
+function putAssignment(id: string, userId: string | null) {
+  return api.PUT('/errors/{id}/assignment', { params: { path: { id } }, body: { assignment: { user_id: userId } } })
+}
+
+/**
+ * Downloads a list as CSV: the same URL as the JSON list with `Accept: text/csv` (a link cannot
+ * set that header), saved through a Blob. The service streams every matching row.
+ */
+export async function downloadCsv(path: string, filename: string): Promise<string | null> {
+  try {
+    const response = await fetch(path, { headers: { Accept: 'text/csv' }, credentials: 'same-origin' })
+    if (!response.ok) return `The export failed (HTTP ${response.status}).`
+    const blob = await response.blob()
+    const url = URL.createObjectURL(blob)
+    const link = document.createElement('a')
+    link.href = url
+    link.download = filename
+    document.body.append(link)
+    link.click()
+    link.remove()
+    setTimeout(() => URL.revokeObjectURL(url), 10_000)
+    return null
+  } catch {
+    return UNREACHABLE
+  }
 }

@@ -60,9 +60,7 @@ export function ErrorSubjects({ error }: { error: ErrorRecord }) {
       </dd>
       <dt>Group</dt>
       <dd>
-        <Link to={`/groups/${error.group_id}`}>
-          <ShortId id={error.group_id} /> — the group
-        </Link>
+        <Link to={`/groups/${error.group_id}`}>{error.employer_name}</Link>
       </dd>
     </dl>
   )

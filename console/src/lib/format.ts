@@ -27,3 +27,24 @@ export function count(n: number, one: string, many = `${one}s`): string {
 export function shortId(id: string): string {
   return id.length > 8 ? `…${id.slice(-8)}` : id
 }
+
+/**
+ * How long something has waited, in the largest unit that says it (age_seconds of the API):
+ * "just now", "12 min", "5 h", "3 d". A queue is read by age, not by timestamp.
+ */
+export function ageText(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—'
+  if (seconds < 60) return 'just now'
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`
+  return `${Math.floor(seconds / 86_400).toLocaleString()} d`
+}
+
+/** The same age in words for screen readers and titles: "waiting 3 days". */
+export function ageWords(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return 'age unknown'
+  if (seconds < 60) return 'waiting less than a minute'
+  if (seconds < 3600) return `waiting ${count(Math.floor(seconds / 60), 'minute')}`
+  if (seconds < 86_400) return `waiting ${count(Math.floor(seconds / 3600), 'hour')}`
+  return `waiting ${count(Math.floor(seconds / 86_400), 'day')}`
+}

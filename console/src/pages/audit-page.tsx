@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react'
 import { api, totalOf, unwrap, type Schema } from '../api/client'
 import type { paths } from '../api/schema'
 import { AccountName, useAccountNames } from '../components/admin-account-picker'
-import { TextField } from '../components/fields'
+import { SelectField, TextField } from '../components/fields'
 import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
 import { ShortId } from '../components/short-id'
 import { Badge, Empty, ErrorMessage, Loading } from '../components/status'
@@ -15,12 +15,13 @@ type AuditQuery = NonNullable<paths['/audit_events']['get']['parameters']['query
 type AuditEvent = Schema<'AuditEvent'>
 
 const PER_PAGE = 50
-const FILTERS = ['account_id', 'action', 'resource_type', 'resource_id'] as const
+const FILTERS = ['account_id', 'actor_user_id', 'from', 'to', 'action', 'resource_type', 'resource_id'] as const
+/** Typed in; the others are pickers. */
+const TEXT_FILTERS = ['action', 'resource_type', 'resource_id'] as const
 type FilterName = (typeof FILTERS)[number]
 type Filters = Record<FilterName, string>
 
-const FILTER_LABELS: Record<FilterName, { label: string; hint: string }> = {
-  account_id: { label: 'Account id', hint: 'The account that owns the changed thing' },
+const FILTER_LABELS: Record<(typeof TEXT_FILTERS)[number], { label: string; hint: string }> = {
   action: { label: 'Action', hint: 'e.g. api_key.revoked, user.created' },
   resource_type: { label: 'Resource type', hint: 'e.g. api_key, user, watcher' },
   resource_id: { label: 'Resource id', hint: 'The id of the changed thing' },
@@ -35,7 +36,14 @@ const RESOURCE_PAGES: Record<string, (id: string) => string> = {
 }
 
 function filtersOf(query: URLSearchParams): Filters {
-  return { account_id: query.get('account_id') ?? '', action: query.get('action') ?? '', resource_type: query.get('resource_type') ?? '', resource_id: query.get('resource_id') ?? '' }
+  return Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ''])) as Filters
+}
+
+/** A calendar day (YYYY-MM-DD, the reader's own time zone) as the instant it starts; `next`: the one after. */
+function dayStart(day: string, next = false): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number]
+  return new Date(y, m - 1, d + (next ? 1 : 0)).toISOString()
 }
 
 /**
@@ -55,7 +63,14 @@ export function AuditPage() {
   const events = useApi(
     async (signal) => {
       const query: AuditQuery = { page, per_page: PER_PAGE }
-      for (const name of FILTERS) if (applied[name]) query[name] = applied[name]
+      for (const name of TEXT_FILTERS) if (applied[name]) query[name] = applied[name]
+      if (applied.account_id) query.account_id = applied.account_id
+      if (applied.actor_user_id) query.actor_user_id = applied.actor_user_id
+      // The range is whole days, both ends included: from the first day's midnight to the one after the last.
+      const after = dayStart(applied.from)
+      const before = dayStart(applied.to, true)
+      if (after) query.created_after = after
+      if (before) query.created_before = before
       const result = await api.GET('/audit_events', { params: { query }, signal })
       return { events: unwrap(result).audit_events, total: totalOf(result.response) }
     },
@@ -67,7 +82,20 @@ export function AuditPage() {
     event.preventDefault()
     navigate(withQuery(location, { ...trimmed(draft), page: undefined }))
   }
-  const clear = () => navigate(withQuery(location, { account_id: undefined, action: undefined, resource_type: undefined, resource_id: undefined, page: undefined }))
+  const clear = () => navigate(withQuery(location, { ...Object.fromEntries(FILTERS.map((name) => [name, undefined])), page: undefined }))
+  // Who may have acted: the operators (your own account) and the users of the chosen account.
+  const actors = useApi(
+    async (signal) => {
+      const own = unwrap(await api.GET('/users', { params: { query: { per_page: 100 } }, signal })).users
+      const theirs = draft.account_id ? unwrap(await api.GET('/users', { params: { query: { per_page: 100, account_id: draft.account_id } }, signal })).users : []
+      return [...own, ...theirs.filter((user) => !own.some((o) => o.id === user.id))]
+    },
+    [draft.account_id],
+  )
+  const accountOptions = [...names.entries()].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label))
+  if (draft.account_id && !names.has(draft.account_id)) accountOptions.push({ value: draft.account_id, label: `Account ${draft.account_id}` })
+  const actorOptions = (actors.data ?? []).map((user) => ({ value: user.id, label: user.email }))
+  if (draft.actor_user_id && !actorOptions.some((o) => o.value === draft.actor_user_id)) actorOptions.push({ value: draft.actor_user_id, label: `User ${draft.actor_user_id}` })
   const filtered = FILTERS.some((name) => applied[name])
 
   const data = events.data
@@ -77,7 +105,13 @@ export function AuditPage() {
       <p className="hint">Every change made through the API, the console or the command line, newest first. It holds ids, never personal data.</p>
 
       <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
-        {FILTERS.map((name) => (
+        <SelectField label="Account" value={draft.account_id} options={accountOptions} anyLabel="Every account" onChange={(value) => setDraft({ ...draft, account_id: value, actor_user_id: '' })} />
+        <SelectField label="Actor" value={draft.actor_user_id} options={actorOptions} anyLabel="Anyone" onChange={(value) => setDraft({ ...draft, actor_user_id: value })} />
+        <div className="audit-range" role="group" aria-label="Date range">
+          <TextField label="From" type="date" value={draft.from} onChange={(value) => setDraft({ ...draft, from: value })} />
+          <TextField label="To" type="date" value={draft.to} onChange={(value) => setDraft({ ...draft, to: value })} hint="Both days included" />
+        </div>
+        {TEXT_FILTERS.map((name) => (
           <TextField key={name} label={FILTER_LABELS[name].label} hint={FILTER_LABELS[name].hint} value={draft[name]} onChange={(value) => setDraft({ ...draft, [name]: value })} />
         ))}
         <div className="actions audit-filter-actions">
@@ -138,7 +172,7 @@ export function AuditPage() {
 }
 
 function trimmed(filters: Filters): Filters {
-  return { account_id: filters.account_id.trim(), action: filters.action.trim(), resource_type: filters.resource_type.trim(), resource_id: filters.resource_id.trim() }
+  return Object.fromEntries(FILTERS.map((name) => [name, filters[name].trim()])) as Filters
 }
 
 function Resource({ event }: { event: AuditEvent }) {

@@ -2,10 +2,15 @@ import { useEffect, useRef, useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { CommentThread } from '../components/errors-comments'
 import { actOnError, ErrorMessageDialog, KIND_WORDS, PARTY_WORDS, valueText, type ErrorAction } from '../components/errors-shared'
+import { useAccountUsers } from '../components/errors-filters'
+import { AssignmentControl, HistoryTimeline, loadHistory } from '../components/errors-history'
 import { ErrorSubjects } from '../components/errors-subjects'
+import { ShortcutsButton, ShortcutsHelp } from '../components/shortcuts-help'
 import { ShortId } from '../components/short-id'
 import { Badge, ErrorMessage, Loading } from '../components/status'
-import { formatDateTime, words } from '../lib/format'
+import { ageWords, formatDateTime, words } from '../lib/format'
+import { LiveNote, useLiveRefresh } from '../lib/live-events'
+import { useShortcuts } from '../lib/shortcuts'
 import { failureText, isGoneById, notFoundText } from '../lib/problems'
 import { Link } from '../lib/router'
 import { isOperator, useSession } from '../lib/session'
@@ -26,6 +31,14 @@ export function ErrorPage({ id }: { id: string }) {
 
   const loaded = useApi(async (signal) => unwrap(await api.GET('/errors/{id}', { params: { path: { id } }, signal })).error, [id])
   const error = loaded.data
+  const history = useApi((signal) => loadHistory(id, signal), [id])
+  const users = useAccountUsers()
+  const reloadAll = () => {
+    loaded.reload()
+    history.reload()
+  }
+  // Someone else comments, returns, assigns or resolves it: the page follows without a reload.
+  const live = useLiveRefresh(reloadAll, (event) => event.type.startsWith('error.') && (event.data?.error_id === undefined || event.data.error_id === id))
 
   const [dialog, setDialog] = useState<ErrorAction | null>(null)
   const [busy, setBusy] = useState(false)
@@ -39,6 +52,11 @@ export function ErrorPage({ id }: { id: string }) {
   // After Resolve or Return the dialog closes and its opener may be gone (Return is offered
   // only while the error is with your party): the announcement takes the focus.
   const announcementRegion = useFocusRequest<HTMLDivElement>()
+  const shortcuts = [
+    { key: 'r', what: 'Resolve this error', run: () => setDialog('resolve') },
+    { key: 'c', what: 'Write a comment', run: () => document.getElementById('error-comment-box')?.querySelector('textarea')?.focus() },
+  ]
+  const help = useShortcuts(shortcuts)
 
   if (loaded.state === 'loading' && !error) return <Loading what="Loading the error" />
   if (loaded.state === 'error' && (!error || isGoneById(loaded.error))) {
@@ -65,7 +83,7 @@ export function ErrorPage({ id }: { id: string }) {
       setDialog(null)
       setAnnouncement({ tone: 'ok', text: action === 'resolve' ? 'The error is resolved.' : `The error is returned to the ${PARTY_WORDS[otherParty(error.assignee)]}.` })
       announcementRegion.focus()
-      loaded.reload()
+      reloadAll()
     } else if (openDialog.current === action) {
       setDialogFailure(reason)
     } else {
@@ -82,12 +100,22 @@ export function ErrorPage({ id }: { id: string }) {
       <p>
         <Link to="/errors">All errors</Link> · <Link to={`/coverage-periods/${error.coverage_period_id}/errors`}>Errors of this coverage period</Link>
       </p>
-      <h1>Error: {words(parameter)}</h1>
+      <div className="queue-heading">
+        <h1>Error: {words(parameter)}</h1>
+        <div className="queue-tools">
+          <LiveNote mode={live} />
+          <ShortcutsButton onClick={help.openHelp} />
+        </div>
+      </div>
       <p className="errors-badges">
         <Badge value={error.status} /> <Badge value={`assigned to ${error.assignee}`} kind={`assignee-${error.assignee}`} /> <Badge value={error.severity} />{' '}
         <Badge value={`source: ${words(error.source)}`} kind={`source-${error.source}`} />
       </p>
       <p className="errors-standard-message">{error.message}</p>
+      <p className="hint">
+        {error.member_name ?? 'No member named'} · {error.employer_name}
+        {isOperator(session) ? ` · account ${error.account_name}` : ''} · {ageWords(error.age_seconds)} · raised {formatDateTime(error.created_at)}
+      </p>
 
       <div role="status" aria-live="polite" tabIndex={-1} ref={announcementRegion.ref}>
         {announcement && (
@@ -150,21 +178,24 @@ export function ErrorPage({ id }: { id: string }) {
           <ErrorSubjects error={error} />
         </section>
         <section aria-labelledby="history-heading" className="panel errors-panel">
-          <h2 id="history-heading">History</h2>
+          <h2 id="history-heading">Who and when</h2>
+          <AssignmentControl
+            error={error}
+            users={users}
+            mayAssign={error.assignee === myParty}
+            onChanged={(text) => {
+              setAnnouncement({ tone: 'ok', text })
+              reloadAll()
+            }}
+          />
           <dl className="facts">
             <dt>Raised</dt>
             <dd>
               {formatDateTime(error.created_at)}
               {error.created_by ? ` by ${error.created_by.email}` : ''}
             </dd>
-            <dt>Last change</dt>
-            <dd>{formatDateTime(error.updated_at)}</dd>
-            {error.reopened_at && (
-              <>
-                <dt>Reopened</dt>
-                <dd>{formatDateTime(error.reopened_at)}</dd>
-              </>
-            )}
+            <dt>Waiting</dt>
+            <dd>{ageWords(error.age_seconds).replace(/^waiting /, '')} (since it last reached a party's queue)</dd>
             {error.resolution && (
               <>
                 <dt>Resolved</dt>
@@ -199,7 +230,20 @@ export function ErrorPage({ id }: { id: string }) {
         </section>
       </div>
 
-      <CommentThread error={error} email={email} onCommented={loaded.reload} />
+      <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">History</h2>
+        <HistoryTimeline history={history} />
+      </section>
+
+      <div id="error-comment-box">
+        <CommentThread
+          error={error}
+          email={email}
+          onCommented={reloadAll}
+          returnIds={new Set((history.data ?? []).flatMap((entry) => (entry.type === 'returned' && entry.comment ? [entry.comment.id] : [])))}
+        />
+      </div>
+      <ShortcutsHelp open={help.helpOpen} shortcuts={shortcuts} onClose={help.closeHelp} />
 
       <ErrorMessageDialog
         open={dialog === 'resolve'}

@@ -59,6 +59,9 @@ export interface AuditFilters {
   action?: string | undefined
   resourceType?: string | undefined
   resourceId?: string | undefined
+  actorUserId?: string | undefined
+  createdAfter?: Date | undefined
+  createdBefore?: Date | undefined
 }
 
 export async function listAuditEvents(db: Executor, filters: AuditFilters, pageReq: PageRequest) {
@@ -67,6 +70,9 @@ export async function listAuditEvents(db: Executor, filters: AuditFilters, pageR
   if (filters.action) query = query.where('action', '=', filters.action)
   if (filters.resourceType) query = query.where('resource_type', '=', filters.resourceType)
   if (filters.resourceId) query = query.where('resource_id', '=', filters.resourceId)
+  if (filters.actorUserId) query = query.where('actor_user_id', '=', filters.actorUserId)
+  if (filters.createdAfter) query = query.where('created_at', '>=', filters.createdAfter)
+  if (filters.createdBefore) query = query.where('created_at', '<', filters.createdBefore)
   // Who acted, by name: a page of events reads without one request per key or user.
   return selectPage(
     query,

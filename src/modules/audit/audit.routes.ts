@@ -30,6 +30,9 @@ export function auditRoutes(app: App, db: Db): void {
           action: request.query.action,
           resourceType: request.query.resource_type,
           resourceId: request.query.resource_id,
+          actorUserId: request.query.actor_user_id,
+          createdAfter: request.query.created_after ? new Date(request.query.created_after) : undefined,
+          createdBefore: request.query.created_before ? new Date(request.query.created_before) : undefined,
         },
         pageReq,
       )

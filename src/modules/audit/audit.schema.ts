@@ -28,6 +28,9 @@ export const AuditEventsQuery = Type.Object(
     action: Type.Optional(Type.String({ maxLength: 100 })),
     resource_type: Type.Optional(Type.String({ maxLength: 100 })),
     resource_id: Type.Optional(Uuid),
+    actor_user_id: Type.Optional(Type.String({ format: 'uuid', description: 'Changes made in the console by this signed-in user' })),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Events at or after this instant (ISO 8601)' })),
+    created_before: Type.Optional(Type.String({ format: 'date-time', description: 'Events strictly before this instant (ISO 8601): a day is [its midnight, the next midnight)' })),
   },
   { additionalProperties: false },
 )

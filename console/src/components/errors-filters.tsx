@@ -1,0 +1,165 @@
+import { useEffect, useId, useState, type Ref } from 'react'
+import { api, unwrap, type Schema } from '../api/client'
+import { useApi } from '../lib/use-api'
+import { ERROR_ASSIGNEES, ERROR_PARAMETERS, ERROR_SEVERITIES, ERROR_SOURCES, type ErrorSort } from './errors-shared'
+import { SORT_OPTIONS } from './errors-list'
+import { SelectField } from './fields'
+
+/*
+ * The error queue's search box, pickers and status counts. Every value lives in the URL (the
+ * page reads it back), so a view can be linked, reloaded and shared.
+ */
+
+export type ErrorCounts = Schema<'ErrorCounts'>
+export type AccountUser = Schema<'User'>
+
+/** The search box: typed text goes to the URL after a pause, so every key press is not a request. */
+export function SearchBox({ value, onSearch, inputRef }: { value: string; onSearch: (text: string) => void; inputRef?: Ref<HTMLInputElement> }) {
+  const id = useId()
+  const [text, setText] = useState(value)
+  useEffect(() => setText(value), [value])
+  useEffect(() => {
+    if (text.trim() === value) return
+    const timer = setTimeout(() => onSearch(text.trim()), 350)
+    return () => clearTimeout(timer)
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- onSearch changes with every render
+  }, [text, value])
+  return (
+    <div className="field queue-search">
+      <label htmlFor={id}>Search</label>
+      <input
+        id={id}
+        ref={inputRef}
+        type="search"
+        value={text}
+        placeholder="Member, employer or identifier"
+        aria-describedby={`${id}-hint`}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') onSearch(text.trim())
+        }}
+      />
+      <small id={`${id}-hint`} className="hint groups-visually-hidden">
+        Searches member names and identifiers, employer names and group identifiers; press / to come here.
+      </small>
+    </div>
+  )
+}
+
+/** The status buttons with their counts (GET …/counts without the status filter), "All" last. */
+export function StatusCounts({ counts, status, onStatus }: { counts: ErrorCounts | undefined; status: string; onStatus: (status: string) => void }) {
+  const items: { value: string; label: string; n: number | undefined }[] = [
+    { value: 'unresolved', label: 'Unresolved', n: counts?.by_status.unresolved },
+    { value: 'returned', label: 'Returned', n: counts?.by_status.returned },
+    { value: 'resolved', label: 'Resolved', n: counts?.by_status.resolved },
+    { value: 'all', label: 'All', n: counts?.total },
+  ]
+  return (
+    <div className="queue-counts" role="group" aria-label="Error counts">
+      {items.map((item) => (
+        <button key={item.value} type="button" aria-pressed={status === item.value} className="queue-count" onClick={() => onStatus(item.value)}>
+          {item.label} <strong>{item.n === undefined ? '…' : item.n.toLocaleString()}</strong>
+        </button>
+      ))}
+      {counts && counts.by_severity.failure > 0 && (
+        <span className="hint queue-count-note">
+          {counts.by_severity.failure.toLocaleString()} {counts.by_severity.failure === 1 ? 'failure' : 'failures'} among them
+        </span>
+      )}
+    </div>
+  )
+}
+
+/** Active users of the signed-in user's own account: who errors can be assigned to. */
+export function useAccountUsers(): AccountUser[] {
+  const users = useApi(async (signal) => unwrap(await api.GET('/users', { params: { query: { status: 'active', per_page: 100 } }, signal })).users, [])
+  return users.data ?? []
+}
+
+/** The operator's account and group pickers' choices (the first hundred of each, by name). */
+export function usePickerChoices(operator: boolean, accountId: string | undefined) {
+  const accounts = useApi(
+    async (signal) => (operator ? unwrap(await api.GET('/accounts', { params: { query: { page: 1, per_page: 100 } }, signal })).accounts : []),
+    [operator],
+  )
+  const groups = useApi(async (signal) => unwrap(await api.GET('/groups', { params: { query: { page: 1, per_page: 100 } }, signal })).groups, [])
+  const groupChoices = (groups.data ?? [])
+    .filter((group) => !accountId || group.account_id === accountId)
+    .map((group) => ({ value: group.id, label: group.employer.organization_name }))
+    .sort((a, b) => a.label.localeCompare(b.label))
+  const accountChoices = (accounts.data ?? []).filter((account) => account.kind !== 'service').map((account) => ({ value: account.id, label: account.name }))
+  return { groupChoices, accountChoices }
+}
+
+export interface QueueFilterValues {
+  assignedUserId: string
+  accountId: string
+  groupId: string
+  severity: string
+  assignee: string
+  source: string
+  parameter: string
+  sort: ErrorSort
+}
+
+/**
+ * The pickers. On a phone they fold behind a "Filters" toggle (the search and status counts
+ * stay in view); on a wide screen they are always open.
+ */
+export function QueueFilters({
+  values,
+  users,
+  operator,
+  showAccountAndGroup,
+  groupChoices,
+  accountChoices,
+  activeCount,
+  onChange,
+  onClear,
+}: {
+  values: QueueFilterValues
+  users: AccountUser[]
+  operator: boolean
+  showAccountAndGroup: boolean
+  groupChoices: { value: string; label: string }[]
+  accountChoices: { value: string; label: string }[]
+  activeCount: number
+  onChange: (name: string, value: string) => void
+  onClear: () => void
+}) {
+  const [open, setOpen] = useState(false)
+  const id = useId()
+  const keep = (choices: { value: string; label: string }[], value: string, label: string) =>
+    value && !choices.some((c) => c.value === value) ? [...choices, { value, label }] : choices
+  const people = [
+    { value: 'me', label: 'Me' },
+    { value: 'none', label: 'Nobody' },
+    ...users.map((user) => ({ value: user.id, label: user.email })),
+  ]
+  return (
+    <div className="queue-filters">
+      <button type="button" className="queue-filters-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
+        Filters{activeCount > 0 ? ` (${activeCount})` : ''}
+      </button>
+      <div id={id} className={`filters queue-filter-fields${open ? ' open' : ''}`} role="group" aria-label="Filter the errors">
+        <SelectField label="Assigned to" value={values.assignedUserId} options={keep(people, values.assignedUserId, 'A person')} anyLabel="Anyone" onChange={(v) => onChange('assigned_user_id', v)} />
+        {showAccountAndGroup && operator && (
+          <SelectField label="Account" value={values.accountId} options={keep(accountChoices, values.accountId, 'The chosen account')} anyLabel="Every account" onChange={(v) => onChange('account_id', v)} />
+        )}
+        {showAccountAndGroup && (
+          <SelectField label="Group" value={values.groupId} options={keep(groupChoices, values.groupId, 'The chosen group')} anyLabel="Every group" onChange={(v) => onChange('group_id', v)} />
+        )}
+        <SelectField label="Severity" value={values.severity} options={ERROR_SEVERITIES} onChange={(v) => onChange('severity', v)} />
+        <SelectField label="Waiting on" value={values.assignee} options={ERROR_ASSIGNEES} anyLabel="Either party" onChange={(v) => onChange('assignee', v)} />
+        <SelectField label="Source" value={values.source} options={ERROR_SOURCES} onChange={(v) => onChange('source', v)} />
+        <SelectField label="Parameter" value={values.parameter} options={ERROR_PARAMETERS} onChange={(v) => onChange('parameter', v)} />
+        <SelectField label="Sort" value={values.sort} options={SORT_OPTIONS} anyLabel={null} onChange={(v) => onChange('sort', v)} />
+        {activeCount > 0 && (
+          <button type="button" onClick={onClear}>
+            Clear filters
+          </button>
+        )}
+      </div>
+    </div>
+  )
+}
