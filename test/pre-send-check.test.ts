@@ -58,6 +58,7 @@ async function updateDependent(partner: Credential, subscriberId: string, id: st
 interface ErrorSeen {
   id: string
   member_id: string | null
+  member_name: string | null
   plan_id: string | null
   assignee: string
   status: string
@@ -116,7 +117,10 @@ describe('the rule table checked before a file is sent', () => {
     const nameError = errors.find((e) => e.member_id === f1.ids.child)!
     expect(nameError).toMatchObject({ assignee: 'partner', source: 'file_validation', discrepancy: { parameter: 'dependent', kind: 'value_invalid' } })
     expect(nameError.message).toContain('NM103 in loop 2100A: a required data element is missing (IK4 code 1)')
-    expect(JSON.stringify(errors)).not.toContain('李')
+    // The value the 834 could not carry is not echoed in the message or the discrepancy; the member's
+    // name is shown only where the queue names the member (member_name, issue 17).
+    expect(nameError.member_name).toContain('李')
+    expect(JSON.stringify(errors.map(({ member_name: _shown, ...rest }) => rest))).not.toContain('李')
 
     // The family held back whole has its installation transaction in errors; the error names it.
     expect(await carrier.familyStatus(f0.subscriberId)).toBe('errors')

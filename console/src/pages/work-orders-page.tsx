@@ -41,8 +41,7 @@ export function WorkOrdersPage() {
     },
     (event) => event.type.startsWith('work_order.'),
   )
-  // Until every service gives age_seconds: the time since the work order was opened.
-  const ageOf = (workOrder: { age_seconds?: number; created_at: string }) => workOrder.age_seconds ?? Math.max(0, (Date.now() - Date.parse(workOrder.created_at)) / 1000)
+  const ageOf = (workOrder: { age_seconds: number }) => workOrder.age_seconds
   useLastPageWhenPastEnd(page, PER_PAGE, list.state === 'ready' ? { rows: list.data.workOrders.length, total: list.data.total } : undefined)
 
   const setFilter = (name: 'status' | 'carrier_name', value: string) => navigate(withQuery(location, { [name]: value, page: undefined }))
@@ -52,8 +51,8 @@ export function WorkOrdersPage() {
   if (carrier && !carrierNames.some((c) => c.value === carrier)) carrierNames.push({ value: carrier, label: carrier })
   const carrierLabel = (name: string) => carriers.data?.find((c) => c.name === name)?.display_name ?? name
   const filtered = Boolean(status || carrier)
-  // The account column appears once the service names accounts (until the schema has it).
-  const withAccounts = list.data?.workOrders.some((workOrder) => workOrder.account_name !== undefined) ?? false
+  // Work orders are the operators' queue, across every account.
+  const withAccounts = true
 
   return (
     <section>
@@ -123,9 +122,9 @@ export function WorkOrdersPage() {
                         <span title={`${ageWords(ageOf(workOrder))} · opened ${formatDateTime(workOrder.created_at)}`}>{ageText(ageOf(workOrder))}</span>
                       </td>
                       <td data-label="Employer">
-                        <Link to={`/groups/${workOrder.group_id}`}>{workOrder.employer_name ?? workOrder.group_name}</Link>
+                        <Link to={`/groups/${workOrder.group_id}`}>{workOrder.employer_name}</Link>
                       </td>
-                      {withAccounts && <td data-label="Account">{workOrder.account_name ?? '—'}</td>}
+                      {withAccounts && <td data-label="Account">{workOrder.account_name}</td>}
                       <td data-label="Coverage period">{workOrder.coverage_period_external_identifier}</td>
                       <td data-label="Carrier">{carrierLabel(workOrder.carrier_name)}</td>
                       <td className="groups-nowrap" data-label="Updated">
