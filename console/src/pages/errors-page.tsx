@@ -308,7 +308,7 @@ export function ErrorsPage({ coveragePeriodId }: { coveragePeriodId?: string }) 
         onClear={() => navigate(withQuery(location, { assignee: undefined, severity: undefined, source: undefined, parameter: undefined, assigned_user_id: undefined, group_id: undefined, account_id: undefined, member_id: undefined, q: undefined, page: undefined }))}
       />
 
-      <div className="actions errors-bulk" role="group" aria-label="Act on the selected errors">
+      <div className={`actions errors-bulk${selectedRows.length === 0 ? ' errors-bulk-idle' : ''}`} role="group" aria-label="Act on the selected errors">
         <span className="errors-selected-count">{selectedRows.length === 0 ? 'No error selected' : `${count(selectedRows.length, 'error')} selected`}</span>
         <button type="button" className="primary" disabled={!ready || selectedRows.length === 0} onClick={() => startAction('resolve')}>
           Resolve selected
