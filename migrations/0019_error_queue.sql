@@ -46,6 +46,10 @@ CREATE INDEX errors_account_age_idx ON errors (account_id, aged_from, id);
 CREATE INDEX errors_age_idx ON errors (aged_from, id);
 CREATE INDEX errors_group_idx ON errors (group_id, created_at, id);
 CREATE INDEX errors_assigned_user_idx ON errors (assigned_user_id, created_at, id) WHERE assigned_user_id IS NOT NULL;
+-- A search finds its members first, then their errors: counted by status and severity from the
+-- index alone (a plain member_id index read every matching error's row).
+DROP INDEX errors_member_idx;
+CREATE INDEX errors_member_idx ON errors (member_id, coverage_period_id, status, severity);
 
 -- Search (`q`) is a case-insensitive substring match over member names and identifiers and
 -- employer names: trigram indexes (pg_trgm) answer it without reading every member of a large

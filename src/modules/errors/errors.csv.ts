@@ -78,9 +78,10 @@ export function errorsCsv(db: Db, where: repo.ErrorListScope, filters: ErrorFilt
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (tx) => {
+      const resolved = await repo.resolveSearch(tx, filters, where.accountScope)
       await write(CSV_HEADER)
       for (let after: string[] | null = null; !gone(); ) {
-        const rows: repo.ExportRow[] = await repo.exportPage(tx, where, filters, sort, after, PAGE_ROWS)
+        const rows: repo.ExportRow[] = await repo.exportPage(tx, where, resolved, sort, after, PAGE_ROWS)
         if (rows.length > 0) await write(rows.map((row) => line(COLUMNS.map(([, value]) => value(row)))).join(''))
         if (rows.length < PAGE_ROWS) break
         after = rows[rows.length - 1]!.keys

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import { isoTimestamp } from '../../db/iso-timestamp.js'
+import { arrayLiteral } from '../../db/array-literal.js'
 import { executeNamed, executeNamedCompiled, prepare } from '../../db/prepared.js'
 import type { Database, ErrorCommentsTable, ErrorsTable, Executor } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
@@ -146,19 +147,69 @@ function scopeConditions(where: ErrorListScope, filters: ErrorFilters): RawBuild
 /** `\`, `%` and `_` match themselves in a LIKE pattern. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+/** The most members a search is resolved to before querying errors; past it the search stays a subquery. */
+const SEARCH_ID_LIMIT = 5000
+
+/** The members and groups a search text names, found first (by the trigram indexes of migration 0019). */
+export interface SearchTargets {
+  /** Null when more than SEARCH_ID_LIMIT members match: the errors are then matched by subquery. */
+  memberIds: string[] | null
+  groupIds: string[]
+}
+
+/** Filters with the search resolved to ids; what the listing, the counts and the export query with. */
+export type ResolvedFilters = ErrorFilters & { search?: SearchTargets }
+
+const memberSearched = (pattern: string) => sql`lower(m.first_name || ' ' || m.last_name || ' ' || m.external_identifier) like lower(${pattern})`
+const groupSearched = (pattern: string) => sql`lower(g.organization_name || ' ' || g.external_identifier) like lower(${pattern})`
+
+/**
+ * Resolves `q` to the members and groups it names, in the caller's account: errors are then found
+ * through their member and group indexes. Written as one condition (a subquery per side, ORed),
+ * PostgreSQL read every error of the coverage period for each search (bench:queue, issue 17).
+ */
+export async function resolveSearch(db: Executor, filters: ErrorFilters, accountScope: AccountScope): Promise<ResolvedFilters> {
+  if (!filters.q || 'search' in filters) return filters
+  const pattern = `%${likeLiteral(filters.q)}%`
+  const inAccount = (alias: 'm' | 'g') => (accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${accountScope}` : sql``)
+  const [members, groups] = await Promise.all([
+    executeNamed(db, sql<{ id: string }>`select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}`),
+    executeNamed(db, sql<{ id: string }>`select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}`),
+  ])
+  return {
+    ...filters,
+    search: {
+      memberIds: members.rows.length > SEARCH_ID_LIMIT ? null : members.rows.map((row) => row.id),
+      groupIds: groups.rows.map((row) => row.id),
+    },
+  }
+}
+
 /**
  * Errors whose member's name or external identifier, or whose group's organization name or
- * external identifier, contains the text. The expressions are those of the trigram indexes of
- * migration 0019, word for word, so PostgreSQL can use them.
+ * external identifier, contains the text; `%` and `_` match themselves.
  */
-function searchCondition(q: string): RawBuilder<unknown> {
+function searchCondition(q: string, search: SearchTargets | undefined): RawBuilder<unknown> {
   const pattern = `%${likeLiteral(q)}%`
-  return sql`(t.member_id in (select m.id from members m where lower(m.first_name || ' ' || m.last_name || ' ' || m.external_identifier) like lower(${pattern}))
-    or t.group_id in (select g.id from groups g where lower(g.organization_name || ' ' || g.external_identifier) like lower(${pattern})))`
+  const byMember =
+    search?.memberIds === null || search === undefined
+      ? sql`t.member_id in (select m.id from members m where ${memberSearched(pattern)})`
+      : search.memberIds.length > 0
+        ? sql`t.member_id = any(${arrayLiteral(search.memberIds)}::uuid[])`
+        : null
+  const byGroup =
+    search === undefined
+      ? sql`t.group_id in (select g.id from groups g where ${groupSearched(pattern)})`
+      : search.groupIds.length > 0
+        ? sql`t.group_id = any(${arrayLiteral(search.groupIds)}::uuid[])`
+        : null
+  const either = [byMember, byGroup].filter((condition) => condition !== null)
+  if (either.length === 0) return sql`false`
+  return either.length === 1 ? either[0]! : sql`(${either[0]!} or ${either[1]!})`
 }
 
 /** Conditions error_counts cannot answer: these filters count the errors themselves. */
-function rowConditions(filters: ErrorFilters): RawBuilder<unknown>[] {
+function rowConditions(filters: ResolvedFilters): RawBuilder<unknown>[] {
   const conditions: RawBuilder<unknown>[] = []
   if (filters.source) conditions.push(sql`t.source = ${filters.source}`)
   if (filters.parameter) conditions.push(sql`t.discrepancy_parameter = ${filters.parameter}`)
@@ -166,7 +217,7 @@ function rowConditions(filters: ErrorFilters): RawBuilder<unknown>[] {
   // `me` was replaced by the caller's user id before reaching here (errors.service.ts).
   if (filters.assigned_user_id === 'none') conditions.push(sql`t.assigned_user_id is null`)
   else if (filters.assigned_user_id) conditions.push(sql`t.assigned_user_id = ${filters.assigned_user_id}`)
-  if (filters.q) conditions.push(searchCondition(filters.q))
+  if (filters.q) conditions.push(searchCondition(filters.q, filters.search))
   return conditions
 }
 
@@ -176,7 +227,7 @@ function rowConditions(filters: ErrorFilters): RawBuilder<unknown>[] {
  * every write (migrations 0003, 0019); counting tens of thousands of matching errors per page
  * would cost more than the page. Any other filter counts the errors themselves.
  */
-function totalOf(where: ErrorListScope, filters: ErrorFilters): RawBuilder<number> {
+function totalOf(where: ErrorListScope, filters: ResolvedFilters): RawBuilder<number> {
   const scope = scopeConditions(where, filters)
   const rows = rowConditions(filters)
   if (rows.length === 0) return sql<number>`(select coalesce(sum(t.delta), 0)::int from error_counts t where ${and(scope)})`
@@ -208,7 +259,7 @@ function orderOf(sort: ErrorSort, alias: 't' | 'e'): RawBuilder<unknown> {
   return sql.raw(columns.map((column) => `${alias}.${column}${descending ? ' desc' : ''}`).join(', '))
 }
 
-function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filters: ErrorFilters, limit: unknown, offset: unknown, sort: ErrorSort = 'created_at') {
+function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filters: ResolvedFilters, limit: unknown, offset: unknown, sort: ErrorSort = 'created_at') {
   const condition = and([...scopeConditions(where, filters), ...rowConditions(filters)])
   return db.selectNoFrom([
     totalOf(where, filters).as('total'),
@@ -264,14 +315,16 @@ export async function listErrors(db: Executor, where: ErrorListScope, filters: E
     return rows[0]!
   }
   // Named too: a filtered or sorted page is planned once per connection, not on every request.
-  const result = await executeNamedCompiled(db, listQuery(db, where, filters, pageReq.perPage, offsetOf(pageReq), sort).compile())
+  const resolved = await resolveSearch(db, filters, where.accountScope)
+  const result = await executeNamedCompiled(db, listQuery(db, where, resolved, pageReq.perPage, offsetOf(pageReq), sort).compile())
   return result.rows[0]!
 }
 
 /** How many errors match, by status and severity, in one statement (GET /errors/counts). */
 export async function countErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters): Promise<ErrorCounts> {
-  const scope = scopeConditions(where, filters)
-  const rows = rowConditions(filters)
+  const resolved = await resolveSearch(db, filters, where.accountScope)
+  const scope = scopeConditions(where, resolved)
+  const rows = rowConditions(resolved)
   // As for totals: sums over error_counts unless a filter only the errors themselves can answer.
   const grouped =
     rows.length === 0
@@ -423,7 +476,7 @@ const KEY_TYPES: Record<string, string> = {
  * keyset pages, so the export of 100,000 errors reads each once instead of skipping ever more.
  * SSN discrepancies export no value at all, masked or not.
  */
-export async function exportPage(db: Executor, where: ErrorListScope, filters: ErrorFilters, sort: ErrorSort, after: readonly string[] | null, limit: number): Promise<ExportRow[]> {
+export async function exportPage(db: Executor, where: ErrorListScope, filters: ResolvedFilters, sort: ErrorSort, after: readonly string[] | null, limit: number): Promise<ExportRow[]> {
   const { columns, descending } = ORDERINGS[sort]
   const conditions = [...scopeConditions(where, filters), ...rowConditions(filters)]
   if (after) {
