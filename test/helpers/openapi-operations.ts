@@ -133,3 +133,10 @@ export function fillPath(path: string, values: Record<string, string>): string {
     return encodeURIComponent(value)
   })
 }
+
+/**
+ * Whether the operation answers an open-ended stream (GET /events/stream, server-sent events): a
+ * call that succeeds never ends, so the generated suites, which wait for whole answers, leave it
+ * to test/event-stream.test.ts (its tenancy, filters, malformed cursors and queries).
+ */
+export const isEndlessStream = (op: Operation): boolean => op.operationId === 'streamEvents'
