@@ -488,7 +488,7 @@ export async function exportPage(db: Executor, where: ErrorListScope, filters: R
   const value = (column: string) => sql.raw(`case when t.discrepancy_parameter = 'social_security_number' or ${column} is null or ${column} = 'null'::jsonb then null
       when jsonb_typeof(${column}) = 'string' then ${column} #>> '{}' else ${column}::text end`)
   // Named: an export runs the same text a hundred times (pages of 1,000 of 100,000 errors).
-  const rows = await executeNamed(db, sql<Omit<ExportRow, 'keys'> & Record<`k${number}`, string>>`
+  const rows = await executeNamed(db, sql<ExportRow>`
     select t.id, t.status, t.severity, t.assignee, au.email as assigned_to, ${ts('t.aged_from')} as aged_from,
            greatest(0, floor(extract(epoch from (now() - t.aged_from))))::int as age_seconds,
            ${ts('t.created_at')} as created_at, ${ts('t.updated_at')} as updated_at,
@@ -498,7 +498,7 @@ export async function exportPage(db: Executor, where: ErrorListScope, filters: R
            t.discrepancy_parameter as parameter, t.discrepancy_kind as kind, t.message,
            ${value('t.discrepancy_carrier')} as carrier_value, ${value('t.discrepancy_platform')} as platform_value,
            t.source, t.resolution_message, t.resolved_by, ${ts('t.resolved_at')} as resolved_at, t.comment_count,
-           ${sql.join(columns.map((column, index) => sql`t.${sql.raw(column)}::text as ${sql.raw(`k${index}`)}`))}
+           array[${sql.join(columns.map((column) => sql`t.${sql.raw(column)}::text`))}] as keys
       from errors t
       join accounts a on a.id = t.account_id
       join groups g on g.id = t.group_id
@@ -508,5 +508,5 @@ export async function exportPage(db: Executor, where: ErrorListScope, filters: R
      where ${and(conditions)}
      order by ${orderOf(sort, 't')}
      limit ${limit}`)
-  return rows.rows.map((row) => ({ ...row, keys: columns.map((_, index) => row[`k${index}`]!) }))
+  return rows.rows
 }
