@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import { Value } from 'typebox/value'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uuidv7 } from '../src/lib/ids.js'
-import { csvField } from '../src/modules/errors/errors.csv.js'
-import { ErrorHistoryEntrySchema, ErrorSchema } from '../src/modules/errors/errors.schema.js'
+import { csvField, errorsCsv } from '../src/modules/errors/errors.csv.js'
+import { ERROR_SORTS, ErrorHistoryEntrySchema, ErrorSchema } from '../src/modules/errors/errors.schema.js'
 import { autoResolveErrors, raiseErrors, type CheckContext, type FoundDiscrepancy } from '../src/modules/errors/raise-errors.js'
 import { consoleUser, signedIn, withSession } from './helpers/console-session.js'
 import { deliveriesOf, insertWatcher, raiseByHand, registerUser } from './helpers/error-fixtures.js'
@@ -357,6 +357,12 @@ describe('history', () => {
   })
 })
 
+async function text(stream: NodeJS.ReadableStream): Promise<string> {
+  let all = ''
+  for await (const chunk of stream) all += String(chunk)
+  return all
+}
+
 /** RFC 4180 rows of a CSV text (quoted fields, doubled quotes, CRLF). */
 function parseCsv(text: string): string[][] {
   const rows: string[][] = []
@@ -422,6 +428,22 @@ describe('CSV export', () => {
     expect((await get(operator, `/errors?q=foundry%20${q.tag}`, { accept: '*/*' })).headers['content-type']).toMatch(/^application\/json/)
     // Another account's coverage period is a 404 problem, not an empty file.
     expectProblem(await get(q.b, `/coverage_periods/${q.setupA.coveragePeriod.id}/errors`, { accept: 'text/csv' }), 404, 'coverage_period_not_found')
+  })
+
+  it('when the export reads many pages, then each continues where the last ended, in every sort the list has', async () => {
+    const q = await queue()
+    const cp = q.setupA.coveragePeriod.id
+    // Ties on every sort key but id: four errors waiting since the same microsecond.
+    const twins: string[] = []
+    for (let i = 0; i < 4; i++) twins.push(await raised(cp, { source: 'manual', discrepancy: { parameter: 'gender', carrier: 'male', platform: 'female' }, severity: 'warning', assignee: 'partner' }, 4))
+    await sql`update errors set aged_from = date_trunc('day', now()) - interval '4 days 0.123456 seconds' where id = any(${twins}::uuid[])`.execute(t.db)
+    for (const sort of ERROR_SORTS) {
+      const listed = await idsOf(q.a, `/coverage_periods/${cp}/errors?sort=${sort}&per_page=100`)
+      expect(listed).toHaveLength(7)
+      // Pages of two rows: the keyset crosses ties, and timestamps must keep their microseconds.
+      const csv = await text(errorsCsv(t.db, { coveragePeriodId: cp, accountScope: q.a.accountId }, {}, sort, 2))
+      expect(parseCsv(csv.slice(1)).slice(1).map((row) => row[0]), sort).toEqual(listed)
+    }
   })
 
   it('quotes fields with separators and neutralises formulas', () => {

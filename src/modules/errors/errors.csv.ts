@@ -64,8 +64,9 @@ export const CSV_HEADER = `\uFEFF${line(COLUMNS.map(([header]) => header))}`
  * The export as a stream. The rows are read in one repeatable-read transaction, so the file is
  * one consistent picture of the queue even while people work it. A client that goes away ends
  * the reading; a failure midway ends the stream with an error (the status line is already sent).
+ * `pageRows` is how many rows each read takes (tests make it small to cross many pages).
  */
-export function errorsCsv(db: Db, where: repo.ErrorListScope, filters: ErrorFilters, sort: ErrorSort): Readable {
+export function errorsCsv(db: Db, where: repo.ErrorListScope, filters: ErrorFilters, sort: ErrorSort, pageRows = PAGE_ROWS): Readable {
   const out = new PassThrough()
   const gone = () => out.destroyed || out.writableEnded
   const write = async (text: string) => {
@@ -81,10 +82,10 @@ export function errorsCsv(db: Db, where: repo.ErrorListScope, filters: ErrorFilt
       const resolved = await repo.resolveSearch(tx, filters, where.accountScope)
       await write(CSV_HEADER)
       for (let after: string[] | null = null; !gone(); ) {
-        const rows: repo.ExportRow[] = await repo.exportPage(tx, where, resolved, sort, after, PAGE_ROWS)
+        const rows: repo.ExportRow[] = await repo.exportPage(tx, where, resolved, sort, after, pageRows)
         if (rows.length > 0) await write(rows.map((row) => line(COLUMNS.map(([, value]) => value(row)))).join(''))
-        if (rows.length < PAGE_ROWS) break
-        after = rows[rows.length - 1]!.keys
+        if (rows.length < pageRows) break
+        after = JSON.parse(rows[rows.length - 1]!.keys) as string[]
       }
     })
     .then(
