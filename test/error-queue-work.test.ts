@@ -2,7 +2,6 @@ import { sql } from 'kysely'
 import { Value } from 'typebox/value'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uuidv7 } from '../src/lib/ids.js'
-import { csvField } from '../src/modules/errors/errors.csv.js'
 import { ErrorHistoryEntrySchema, ErrorSchema } from '../src/modules/errors/errors.schema.js'
 import { autoResolveErrors, raiseErrors, type CheckContext, type FoundDiscrepancy } from '../src/modules/errors/raise-errors.js'
 import { consoleUser, signedIn, withSession } from './helpers/console-session.js'
@@ -422,18 +421,5 @@ describe('CSV export', () => {
     expect((await get(operator, `/errors?q=foundry%20${q.tag}`, { accept: '*/*' })).headers['content-type']).toMatch(/^application\/json/)
     // Another account's coverage period is a 404 problem, not an empty file.
     expectProblem(await get(q.b, `/coverage_periods/${q.setupA.coveragePeriod.id}/errors`, { accept: 'text/csv' }), 404, 'coverage_period_not_found')
-  })
-
-  it('quotes fields with separators and neutralises formulas', () => {
-    expect(csvField(null)).toBe('')
-    expect(csvField(12)).toBe('12')
-    expect(csvField('plain')).toBe('plain')
-    expect(csvField('a,b')).toBe('"a,b"')
-    expect(csvField('say "hi"')).toBe('"say ""hi"""')
-    expect(csvField('two\nlines')).toBe('"two\nlines"')
-    expect(csvField('=1+1')).toBe("'=1+1")
-    expect(csvField('+1')).toBe("'+1")
-    expect(csvField('-1')).toBe("'-1")
-    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)")
   })
 })
