@@ -5,6 +5,7 @@ import { uuidv7 } from '../src/lib/ids.js'
 import { ErrorHistoryEntrySchema, ErrorSchema } from '../src/modules/errors/errors.schema.js'
 import { autoResolveErrors, raiseErrors, type CheckContext, type FoundDiscrepancy } from '../src/modules/errors/raise-errors.js'
 import { consoleUser, signedIn, withSession } from './helpers/console-session.js'
+import { parseCsv } from './helpers/csv.js'
 import { deliveriesOf, insertWatcher, raiseByHand, registerUser } from './helpers/error-fixtures.js'
 import { insertMember, insertPlan, insertReadySetup, type MemberRow, type ReadySetup } from './helpers/setup-factories.js'
 import { call, expectProblem, startTestApp, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
@@ -355,26 +356,6 @@ describe('history', () => {
     ])
   })
 })
-
-/** RFC 4180 rows of a CSV text (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++
-      else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') row.push(field), (field = '')
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++
-    else field += c
-  }
-  return rows
-}
 
 describe('CSV export', () => {
   it('when the list is asked for as text/csv, then every matching error comes as a row, past one page, with names and no SSN', async () => {
