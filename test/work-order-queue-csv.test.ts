@@ -264,7 +264,10 @@ describe('who may export, and how it is asked for', () => {
       'text/html': 'json',
       'application/xml': 'json',
     }
-    const kindOf = (contentType: string | undefined) => (contentType?.startsWith('text/csv') ? 'csv' : contentType?.startsWith('application/json') ? 'json' : contentType)
+    const kindOf = (contentType: unknown) => {
+      const text = String(contentType)
+      return text.startsWith('text/csv') ? 'csv' : text.startsWith('application/json') ? 'json' : text
+    }
     for (const [accept, expected] of Object.entries(kinds)) {
       const workOrders = await csv(operator, `account_id=${partner.accountId}`, accept)
       const errors = await call(t.app, operator, 'GET', `/errors?account_id=${partner.accountId}`, undefined, { accept })
