@@ -610,7 +610,7 @@ export interface paths {
         };
         /**
          * The operations team's queue of work orders (operators)
-         * @description Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it (assigned_user_id=me without a console session: code no_signed_in_user).
+         * @description Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it (assigned_user_id=me without a console session: code no_signed_in_user). With `Accept: text/csv` (preferred over JSON by its q-value; JSON wins ties and *\/*) the answer is every matching work order, not one page, as a CSV file in the order of `sort`, streamed from one consistent snapshot; `page` and `per_page` are then ignored.
          */
         get: operations["listWorkOrders"];
         put?: never;
@@ -6946,7 +6946,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of work orders (oldest opened first unless sort says otherwise); see the Total and Link headers */
+            /** @description One page of work orders (oldest opened first unless sort says otherwise; see the Total and Link headers), or with Accept: text/csv every matching work order as CSV */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6955,6 +6955,7 @@ export interface operations {
                     "application/json": {
                         work_orders: components["schemas"]["WorkOrder"][];
                     };
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["MissingCredentials"];

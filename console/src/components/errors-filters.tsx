@@ -13,8 +13,23 @@ import { SelectField } from './fields'
 export type ErrorCounts = Schema<'ErrorCounts'>
 export type AccountUser = Schema<'User'>
 
-/** The search box: typed text goes to the URL after a pause, so every key press is not a request. */
-export function SearchBox({ value, onSearch, inputRef }: { value: string; onSearch: (text: string) => void; inputRef?: Ref<HTMLInputElement> }) {
+/**
+ * The search box of a queue (`q`): typed text goes to the URL after a pause, so every key press is
+ * not a request. The placeholder and hint say what the queue searches (the error queue's by default).
+ */
+export function SearchBox({
+  value,
+  onSearch,
+  inputRef,
+  placeholder = 'Member, employer or identifier',
+  hint = 'Searches member names and identifiers, employer names and group identifiers; press / to come here.',
+}: {
+  value: string
+  onSearch: (text: string) => void
+  inputRef?: Ref<HTMLInputElement>
+  placeholder?: string
+  hint?: string
+}) {
   const id = useId()
   const [text, setText] = useState(value)
   useEffect(() => setText(value), [value])
@@ -32,7 +47,7 @@ export function SearchBox({ value, onSearch, inputRef }: { value: string; onSear
         ref={inputRef}
         type="search"
         value={text}
-        placeholder="Member, employer or identifier"
+        placeholder={placeholder}
         aria-describedby={`${id}-hint`}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
@@ -40,7 +55,7 @@ export function SearchBox({ value, onSearch, inputRef }: { value: string; onSear
         }}
       />
       <small id={`${id}-hint`} className="hint groups-visually-hidden">
-        Searches member names and identifiers, employer names and group identifiers; press / to come here.
+        {hint}
       </small>
     </div>
   )

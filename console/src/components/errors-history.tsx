@@ -1,9 +1,9 @@
-import { useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { formatDateTime, words } from '../lib/format'
 import { failureText } from '../lib/problems'
 import type { Loadable } from '../lib/use-api'
 import { assignErrors, PARTY_WORDS, type ErrorHistoryEntry, type ErrorRecord } from './errors-shared'
+import { PersonAssignment } from './assignment-control'
 import type { AccountUser } from './errors-filters'
 import { Badge, Empty, ErrorMessage, Loading } from './status'
 
@@ -61,49 +61,10 @@ export function HistoryTimeline({ history }: { history: Loadable<ErrorHistoryEnt
  * assign it (the service refuses otherwise), so others see the person without the control.
  */
 export function AssignmentControl({ error, users, mayAssign, onChanged }: { error: ErrorRecord; users: AccountUser[]; mayAssign: boolean; onChanged: (text: string) => void }) {
-  const [choice, setChoice] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string | null>(null)
-  const save = async (userId: string | null) => {
-    setBusy(true)
-    setFailure(null)
-    const reason = await assignErrors([error.id], userId)
-    setBusy(false)
-    if (reason) setFailure(reason)
-    else {
-      setChoice('')
-      onChanged(userId ? `Assigned to ${users.find((u) => u.id === userId)?.email ?? 'the chosen person'}.` : 'Nobody is assigned any more.')
-    }
-  }
   return (
-    <div>
-      <p>
-        Assigned to <strong>{error.assigned_user ? error.assigned_user.email : 'nobody'}</strong> · with the {PARTY_WORDS[error.assignee]}
-      </p>
-      {mayAssign && (
-        <div className="error-assignment">
-          <div className="field">
-            <label htmlFor="error-assign">Assign to</label>
-            <select id="error-assign" value={choice} onChange={(event) => setChoice(event.target.value)}>
-              <option value="">Choose a person…</option>
-              {users.map((user) => (
-                <option key={user.id} value={user.id}>
-                  {user.email}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="button" disabled={busy || choice === ''} onClick={() => void save(choice)}>
-            Assign
-          </button>
-          {error.assigned_user && (
-            <button type="button" disabled={busy} onClick={() => void save(null)}>
-              Unassign
-            </button>
-          )}
-        </div>
-      )}
-      {failure && <ErrorMessage error={failure} />}
-    </div>
+    <PersonAssignment assigned={error.assigned_user} users={users} mayAssign={mayAssign} assign={(userId) => assignErrors([error.id], userId)} onChanged={onChanged}>
+      {' '}
+      · with the {PARTY_WORDS[error.assignee]}
+    </PersonAssignment>
   )
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react'
 import { ageText, ageWords, count, formatDateTime, shortId, words } from '../lib/format'
 import { Link } from '../lib/router'
 import { ACTION_WORDS, shortValueText, type ErrorAction, type ErrorSort, type ListedError } from './errors-shared'
+import { SortHeader } from './queue-sort'
 import { ShortId } from './short-id'
 import { Badge } from './status'
 
@@ -72,23 +73,7 @@ export function ErrorsTable({
 }) {
   const ticked = rows.filter((row) => selected.has(row.id)).length
   const allSelected = rows.length > 0 && ticked === rows.length
-  const header = (column: SortColumn) => {
-    const { label, first } = SORTABLE[column]
-    const key = sort.replace(/^-/, '')
-    const on = key === column
-    const descending = sort.startsWith('-')
-    const next: ErrorSort = on ? ((descending ? key : `-${key}`) as ErrorSort) : first
-    return (
-      <th scope="col" aria-sort={on ? (descending ? 'descending' : 'ascending') : undefined}>
-        <button type="button" className="queue-sort" onClick={() => onSort(next)}>
-          {label}
-          <span aria-hidden="true" className="queue-sort-mark">
-            {on ? (descending ? ' ▼' : ' ▲') : ' ↕'}
-          </span>
-        </button>
-      </th>
-    )
-  }
+  const header = (column: SortColumn) => <SortHeader column={column} label={SORTABLE[column].label} first={SORTABLE[column].first} sort={sort} onSort={onSort} />
   return (
     <div className="table-wrap queue-wrap">
       <table className="errors-table queue-table" aria-busy={loading}>

@@ -235,26 +235,3 @@ async function assignEach(ids: readonly string[], userId: string | null) {
 function putAssignment(id: string, userId: string | null) {
   return api.PUT('/errors/{id}/assignment', { params: { path: { id } }, body: { assignment: { user_id: userId } } })
 }
-
-/**
- * Downloads a list as CSV: the same URL as the JSON list with `Accept: text/csv` (a link cannot
- * set that header), saved through a Blob. The service streams every matching row.
- */
-export async function downloadCsv(path: string, filename: string): Promise<string | null> {
-  try {
-    const response = await fetch(path, { headers: { Accept: 'text/csv' }, credentials: 'same-origin' })
-    if (!response.ok) return `The export failed (HTTP ${response.status}).`
-    const blob = await response.blob()
-    const url = URL.createObjectURL(blob)
-    const link = document.createElement('a')
-    link.href = url
-    link.download = filename
-    document.body.append(link)
-    link.click()
-    link.remove()
-    setTimeout(() => URL.revokeObjectURL(url), 10_000)
-    return null
-  } catch {
-    return UNREACHABLE
-  }
-}

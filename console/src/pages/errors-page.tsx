@@ -6,7 +6,6 @@ import {
   ACTION_WORDS,
   actOnError,
   assignErrors,
-  downloadCsv,
   ERROR_ASSIGNEES,
   ERROR_PARAMETERS,
   ERROR_SEVERITIES,
@@ -22,6 +21,7 @@ import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
 import { ShortcutsButton, ShortcutsHelp } from '../components/shortcuts-help'
 import { ShortId } from '../components/short-id'
 import { Badge, Empty, ErrorMessage, Loading } from '../components/status'
+import { csvFileName, downloadCsv, exportQuery } from '../lib/download-csv'
 import { pickValue } from '../lib/enums'
 import { count } from '../lib/format'
 import { LiveNote, useLiveRefresh } from '../lib/live-events'
@@ -218,10 +218,8 @@ export function ErrorsPage({ coveragePeriodId }: { coveragePeriodId?: string }) 
 
   const exportCsv = async () => {
     setNotice(null)
-    const params = new URLSearchParams()
-    for (const [key, value] of Object.entries({ ...filters, ...scope, status, sort })) if (value) params.set(key, String(value))
     const path = coveragePeriodId ? `/coverage_periods/${encodeURIComponent(coveragePeriodId)}/errors` : '/errors'
-    const reason = await downloadCsv(`${path}?${params.toString()}`, `errors-${new Date().toISOString().slice(0, 10)}.csv`)
+    const reason = await downloadCsv(`${path}?${exportQuery({ ...filters, ...scope, status, sort })}`, csvFileName('errors'))
     if (reason) setNotice({ tone: 'failed', text: reason })
   }
 

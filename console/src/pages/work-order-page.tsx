@@ -1,14 +1,17 @@
 import { useState } from 'react'
 import { api, unwrap } from '../api/client'
+import { assignWorkOrder } from '../api/work-orders-queue'
 import { AccountName, useAccountNames } from '../components/admin-account-picker'
+import { PersonAssignment } from '../components/assignment-control'
 import { FormDialog } from '../components/dialog'
+import { useAccountUsers } from '../components/errors-filters'
 import { TextField } from '../components/fields'
 import { CoveragePeriodFacts, producerLine, type WorkOrder, type WorkOrderStatus } from '../components/groups-common'
 import { Badge, Empty, ErrorMessage, Loading } from '../components/status'
 import { WorkOrderHistory } from '../components/work-orders-history'
 import { WorkOrderPlans } from '../components/work-orders-plans'
 import { WorkOrderProgress } from '../components/work-orders-progress'
-import { formatDateTime, words } from '../lib/format'
+import { ageWords, formatDateTime, words } from '../lib/format'
 import { failureText } from '../lib/problems'
 import { Link } from '../lib/router'
 import { useApi } from '../lib/use-api'
@@ -33,8 +36,10 @@ const MOVES: Record<WorkOrderStatus, { button: string; confirm: string; explanat
 }
 
 /**
- * One work order (operators only): its group, coverage period, plans, progress and history, and
- * the moves it allows, each asking for a message (and the carrier group number to complete).
+ * One work order (operators only): its group, coverage period, plans, progress and history, who
+ * works on it (assign to an operator, to me, or to nobody; the service's refusal shows under the
+ * control), and the moves it allows, each asking for a message (and the carrier group number to
+ * complete).
  */
 export function WorkOrderPage({ id }: { id: string }) {
   const workOrder = useApi(async (signal) => unwrap(await api.GET('/work_orders/{id}', { params: { path: { id } }, signal })).work_order, [id])
@@ -57,6 +62,9 @@ export function WorkOrderPage({ id }: { id: string }) {
   const [dialogError, setDialogError] = useState<string | null>(null)
   const [announcement, setAnnouncement] = useState('')
   const [progressGeneration, setProgressGeneration] = useState(0)
+  const [assignmentNote, setAssignmentNote] = useState('')
+  // The operator's own account's active users: who can hold a work order.
+  const users = useAccountUsers()
   // The move's button is gone once the work order moved: its section's heading takes the focus.
   const movesHeading = useFocusRequest<HTMLHeadingElement>()
   // Work orders are an operator page: every account's names can be read.
@@ -133,6 +141,14 @@ export function WorkOrderPage({ id }: { id: string }) {
         <dd>
           <Badge value={current.status} />
         </dd>
+        <dt>In this status</dt>
+        <dd>
+          {ageWords(current.age_seconds).replace(/^waiting /, '')} (since {formatDateTime(current.status_changed_at)})
+        </dd>
+        <dt>Assigned to</dt>
+        <dd>{current.assigned_user ? current.assigned_user.email : 'nobody'}</dd>
+        <dt>Account</dt>
+        <dd>{current.account_name}</dd>
         <dt>Carrier</dt>
         <dd>{current.carrier_name}</dd>
         <dt>Opened</dt>
@@ -149,6 +165,25 @@ export function WorkOrderPage({ id }: { id: string }) {
         <Link to={`/coverage-periods/${current.coverage_period_id}/errors`}>Errors of the coverage period</Link>
       </p>
       {workOrder.state === 'error' && <ErrorMessage error={failureText(workOrder.error, 'This work order')} onRetry={workOrder.reload} />}
+
+      <section className="panel" aria-labelledby="work-order-assignment">
+        <h2 id="work-order-assignment">Who works on it</h2>
+        <p role="status" aria-live="polite" className="work-orders-announcement">
+          {assignmentNote}
+        </p>
+        <PersonAssignment
+          assigned={current.assigned_user}
+          users={users}
+          mayAssign
+          assign={(userId) => assignWorkOrder(current.id, userId)}
+          onAttempt={() => setAssignmentNote('')}
+          onChanged={(text) => {
+            setAssignmentNote(text)
+            workOrder.reload()
+          }}
+        />
+        <p className="hint">Operators of the service account can hold work orders; assigning does not change the status or its age.</p>
+      </section>
 
       <section className="panel" aria-labelledby="work-order-moves">
         <h2 id="work-order-moves" ref={movesHeading.ref} tabIndex={-1}>

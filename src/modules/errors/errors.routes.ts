@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream'
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { TSchema } from 'typebox'
+import type { FastifyReply } from 'fastify'
 import type { App } from '../../http/app-types.js'
+import { listOrCsvResponse, sendCsv, wantsCsv } from '../../http/csv-response.js'
 import { requireActor } from '../../http/guard.js'
 import { sendJsonText } from '../../http/json-text.js'
 import { offsetOf, pageRequest, setPaginationHeaders } from '../../http/pagination.js'
@@ -46,51 +45,14 @@ function sendJson(reply: FastifyReply, status: number, key: 'error' | 'errors', 
 }
 
 /** The list routes answer JSON, or CSV when asked for (Accept: text/csv), each media type documented. */
-const errorListResponse = {
-  description: 'One page of errors (see the Total and Link headers), or with Accept: text/csv every matching error as CSV',
-  content: {
-    'application/json': { schema: ErrorList },
-    'text/csv': {
-      schema: {
-        type: 'string',
-        description:
-          'Every matching error, one row each after a header row (RFC 4180, UTF-8 with a byte order mark), streamed: ' +
-          'Error ID, Status, Severity, Held by, Assigned to, Age (days), Waiting since, Raised at, Last change, Account, ' +
-          'Employer, Group external ID, Group ID, Member, Member external ID, Member ID, Plan, Plan ID, Parameter, Kind, ' +
-          'Message, Carrier value, Platform value (empty for SSNs), Source, Comments, Resolution, Resolved by, Resolved at',
-      },
-    },
-  },
-} as unknown as TSchema
-
-/** Whether the client prefers CSV to JSON (Accept: text/csv, by its q-values; JSON on a tie or without). */
-export function wantsCsv(request: FastifyRequest): boolean {
-  const accept = request.headers.accept
-  if (!accept || !accept.toLowerCase().includes('text/csv')) return false
-  const quality = (type: string) => {
-    let best = -1
-    for (const range of accept.split(',')) {
-      const [media, ...params] = range.trim().toLowerCase().split(';')
-      if (media !== type && media !== `${type.split('/')[0]}/*` && media !== '*/*') continue
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-      const value = q ? Number(q.slice(2)) : 1
-      // An exact type counts over a wildcard of the same weight.
-      best = Math.max(best, value + (media === type ? 0.0001 : 0))
-    }
-    return best
-  }
-  return quality('text/csv') > quality('application/json')
-}
-
-function sendCsv(reply: FastifyReply, csv: Readable): FastifyReply {
-  const day = new Date().toISOString().slice(0, 10)
-  return reply
-    .code(200)
-    .type('text/csv; charset=utf-8')
-    .header('Content-Disposition', `attachment; filename="errors-${day}.csv"`)
-    .header('Cache-Control', 'no-store')
-    .send(csv)
-}
+const errorListResponse = listOrCsvResponse(
+  ErrorList,
+  'One page of errors (see the Total and Link headers), or with Accept: text/csv every matching error as CSV',
+  'Every matching error, one row each after a header row (RFC 4180, UTF-8 with a byte order mark), streamed: ' +
+    'Error ID, Status, Severity, Held by, Assigned to, Age (days), Waiting since, Raised at, Last change, Account, ' +
+    'Employer, Group external ID, Group ID, Member, Member external ID, Member ID, Plan, Plan ID, Parameter, Kind, ' +
+    'Message, Carrier value, Platform value (empty for SSNs), Source, Comments, Resolution, Resolved by, Resolved at',
+)
 
 export function errorsRoutes(app: App, errors: ErrorsService): void {
   const tags = ['Errors']
@@ -112,7 +74,7 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
     },
     async (request, reply) => {
       const { page, per_page, sort, ...filters } = request.query
-      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), { coveragePeriodId: request.params.id }, filters, sort))
+      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), { coveragePeriodId: request.params.id }, filters, sort), 'errors')
       const pageReq = pageRequest({ page, per_page })
       const result = await errors.listForCoveragePeriod(requireActor(request), request.params.id, filters, pageReq, sort)
       setPaginationHeaders(request, reply, pageReq, result.total)
@@ -137,7 +99,7 @@ export function errorsRoutes(app: App, errors: ErrorsService): void {
     },
     async (request, reply) => {
       const { page, per_page, sort, ...filters } = request.query
-      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), {}, filters, sort))
+      if (wantsCsv(request)) return sendCsv(reply, await errors.exportCsv(requireActor(request), {}, filters, sort), 'errors')
       const pageReq = pageRequest({ page, per_page })
       const result = await errors.list(requireActor(request), filters, pageReq, sort)
       setPaginationHeaders(request, reply, pageReq, result.total)

@@ -1,9 +1,11 @@
+import type { Readable } from 'node:stream'
 import type { Db } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import type { Actor } from '../../lib/actor.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { WORK_ORDER_STATUSES } from './work-order-states.js'
 import { assigneeNotAllowed, noSignedInUser, workOrderNotFoundById } from './work-orders.errors.js'
+import { workOrdersCsv } from './work-orders.csv.js'
 import * as repo from './work-orders.repo.js'
 import type { WorkOrder, WorkOrderAssignmentInput, WorkOrderCounts, WorkOrderCountsQueryT, WorkOrderSort } from './work-orders.schema.js'
 import { presentWorkOrder } from './work-orders.service.js'
@@ -36,6 +38,14 @@ export function createWorkOrderQueueService({ db }: { db: Db }) {
     async list(actor: Actor, query: WorkOrderCountsQueryT, sort: WorkOrderSort | undefined, pageReq: PageRequest) {
       const { items, total } = await repo.listWorkOrders(db, filtersOf(actor, query), sort, { limit: pageReq.perPage, offset: offsetOf(pageReq) })
       return { items: items.map(presentWorkOrder), total }
+    },
+
+    /**
+     * Every matching order as a CSV stream, in the list's order. The filters are checked first
+     * (assigned_user_id=me without a console user is a 422), before any byte of the file is sent.
+     */
+    exportCsv(actor: Actor, query: WorkOrderCountsQueryT, sort: WorkOrderSort | undefined): Readable {
+      return workOrdersCsv(db, filtersOf(actor, query), sort)
     },
 
     async counts(actor: Actor, query: WorkOrderCountsQueryT): Promise<WorkOrderCounts> {

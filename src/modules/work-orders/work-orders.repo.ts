@@ -1,4 +1,7 @@
-import { sql, type Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
+import { keysetAfter, keysetValues, type KeysetColumn } from '../../db/csv-export.js'
+import { isoTimestamp } from '../../db/iso-timestamp.js'
+import { executeNamedCompiled } from '../../db/prepared.js'
 import type { CoveragePeriodsTable, Executor, WorkOrdersTable, WorkOrderStatus } from '../../db/schema.js'
 import type { AccountScope } from '../../lib/actor.js'
 import { WORK_ORDER_STATUSES } from './work-order-states.js'
@@ -102,24 +105,116 @@ function filtered(db: Executor, filters: WorkOrderFilters) {
 /** The status's place in the workflow (open first, cancelled last), for sort=status. */
 const STATUS_RANK = sql<number>`array_position(array[${sql.join(WORK_ORDER_STATUSES.map((status) => sql.lit(status)))}]::text[], wo.status)`
 
+const CREATED_AT = sql`wo.created_at`
+const ID = sql`wo.id`
+
 /**
- * The operators' queue. By default oldest first, so the longest-waiting order is at the top;
- * `sort` puts its key first and keeps created_at, id as tie-breakers, so pages never overlap.
+ * The queue's order for a sort: its key first, then created_at, id as tie-breakers, so pages never
+ * overlap. One definition serves the JSON pages (offset) and the CSV export (keyset), so both list
+ * the same rows in the same order. By default oldest first: the longest-waiting order on top.
  */
+function orderKeys(sort: WorkOrderSort | undefined): KeysetColumn[] {
+  const tieBreakers = (descending: boolean): KeysetColumn[] => [
+    { sql: CREATED_AT, type: 'timestamptz', descending },
+    { sql: ID, type: 'uuid', descending },
+  ]
+  switch (sort) {
+    // age is the time since status_changed_at: the youngest (age ascending) changed status last.
+    case 'age':
+    case '-age':
+      return [{ sql: sql`wo.status_changed_at`, type: 'timestamptz', descending: sort === 'age' }, ...tieBreakers(false)]
+    case 'status':
+    case '-status':
+      return [{ sql: STATUS_RANK, type: 'integer', descending: sort === '-status' }, ...tieBreakers(false)]
+    case '-created_at':
+      return tieBreakers(true)
+    case 'created_at':
+    case undefined:
+      return tieBreakers(false)
+  }
+}
+
+function ordered<Q extends { orderBy: (expression: RawBuilder<unknown>, direction: 'asc' | 'desc') => Q }>(query: Q, sort: WorkOrderSort | undefined): Q {
+  return orderKeys(sort).reduce((q, key) => q.orderBy(key.sql, key.descending ? 'desc' : 'asc'), query)
+}
+
+/** The operators' queue, one page, in the order of `sort` (orderKeys). */
 export async function listWorkOrders(db: Executor, filters: WorkOrderFilters, sort: WorkOrderSort | undefined, page: { limit: number; offset: number }) {
-  let items = filtered(db, filters).selectAll('wo').select(CONTEXT).select(AGE_SECONDS)
-  // age is the time since status_changed_at: the youngest (age ascending) changed status last.
-  if (sort === 'age') items = items.orderBy('wo.status_changed_at', 'desc')
-  else if (sort === '-age') items = items.orderBy('wo.status_changed_at', 'asc')
-  else if (sort === 'status') items = items.orderBy(STATUS_RANK, 'asc')
-  else if (sort === '-status') items = items.orderBy(STATUS_RANK, 'desc')
-  const direction = sort === '-created_at' ? 'desc' : 'asc'
-  items = items.orderBy('wo.created_at', direction).orderBy('wo.id', direction)
+  const items = ordered(filtered(db, filters).selectAll('wo').select(CONTEXT).select(AGE_SECONDS), sort)
   const [rows, total] = await Promise.all([
     items.limit(page.limit).offset(page.offset).execute(),
     filtered(db, filters).select(sql<string>`count(*)::text`.as('n')).executeTakeFirstOrThrow(),
   ])
   return { items: rows, total: Number(total.n) }
+}
+
+/** A row of the CSV export (work-orders.csv.ts): what a spreadsheet shows, and the sort keys to continue after. */
+export interface WorkOrderExportRow {
+  id: string
+  status: WorkOrderStatus
+  age_seconds: number
+  status_changed_at: string
+  account_name: string
+  account_id: string
+  employer_name: string
+  group_external_identifier: string
+  group_id: string
+  coverage_period_external_identifier: string
+  coverage_start_date: string
+  coverage_end_date: string | null
+  coverage_period_id: string
+  carrier_name: string
+  carrier_group_number: string | null
+  assigned_to: string | null
+  last_message: string | null
+  last_changed_by: string | null
+  created_at: string
+  updated_at: string
+  /** The sort keys as the text of a JSON array (keysetValues). */
+  keys: string
+}
+
+/**
+ * One page of the export after `after` (the previous page's last keys), in the queue's order.
+ * Age is measured at now(), the export transaction's start: one clock for the whole file. The
+ * work order holds no SSN or birth date; its history messages are masked when written.
+ */
+export async function exportWorkOrdersPage(
+  db: Executor,
+  filters: WorkOrderFilters,
+  sort: WorkOrderSort | undefined,
+  after: readonly string[] | null,
+  limit: number,
+): Promise<WorkOrderExportRow[]> {
+  const keys = orderKeys(sort)
+  const day = (column: string) => sql<string>`to_char(${sql.ref(column)}, 'YYYY-MM-DD')`
+  let query = filtered(db, filters).select([
+    'wo.id',
+    'wo.status',
+    sql<number>`greatest(0, floor(extract(epoch from now() - wo.status_changed_at)))::int`.as('age_seconds'),
+    isoTimestamp('wo.status_changed_at').as('status_changed_at'),
+    'a.name as account_name',
+    'wo.account_id',
+    'g.organization_name as employer_name',
+    'g.external_identifier as group_external_identifier',
+    'cp.group_id',
+    'cp.external_identifier as coverage_period_external_identifier',
+    day('cp.coverage_start_date').as('coverage_start_date'),
+    sql<string | null>`to_char(cp.coverage_end_date, 'YYYY-MM-DD')`.as('coverage_end_date'),
+    'wo.coverage_period_id',
+    'cp.carrier_name',
+    'cp.carrier_group_number',
+    'u.email as assigned_to',
+    sql<string | null>`wo.history -> -1 ->> 'message'`.as('last_message'),
+    sql<string | null>`wo.history -> -1 ->> 'by'`.as('last_changed_by'),
+    isoTimestamp('wo.created_at').as('created_at'),
+    isoTimestamp('wo.updated_at').as('updated_at'),
+    keysetValues(keys).as('keys'),
+  ])
+  if (after) query = query.where(keysetAfter(keys, after))
+  // Named: an export runs the same text once per page.
+  const result = await executeNamedCompiled(db, ordered(query, sort).limit(limit).compile())
+  return result.rows
 }
 
 /** How many work orders match, per status, in one query; statuses without any are absent (the caller adds the zeros). */

@@ -1,4 +1,5 @@
 import type { App } from '../../http/app-types.js'
+import { listOrCsvResponse, sendCsv, wantsCsv } from '../../http/csv-response.js'
 import { requireActor } from '../../http/guard.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
 import { IdParams, problemResponses } from '../../http/schemas.js'
@@ -13,6 +14,7 @@ import {
   WorkOrdersQuery,
   WorkOrderTransitionBody,
 } from './work-orders.schema.js'
+import { WORK_ORDER_CSV_COLUMNS } from './work-orders.csv.js'
 import type { WorkOrdersService } from './work-orders.service.js'
 
 const COMPLETE_SETUP_RULES =
@@ -28,6 +30,14 @@ const COMPLETE_SETUP_RULES =
   'assignee partner) for every member elected into an HMO medical plan of a carrier that requires a primary care ' +
   'provider and without a provider selection. A repeated call answers 200 with the same work order and changes nothing; ' +
   'simultaneous calls open one work order.'
+
+/** The queue answers JSON, or CSV when asked for (Accept: text/csv), each media type documented. */
+const workOrderListResponse = listOrCsvResponse(
+  WorkOrderList,
+  'One page of work orders (oldest opened first unless sort says otherwise; see the Total and Link headers), or with Accept: text/csv every matching work order as CSV',
+  'Every matching work order, one row each after a header row (RFC 4180, UTF-8 with a byte order mark), streamed: ' +
+    `${WORK_ORDER_CSV_COLUMNS.map(([header]) => header).join(', ')}. Age in days with one decimal; timestamps ISO 8601 UTC.`,
+)
 
 export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transitions: WorkOrderTransitionsService, queue: WorkOrderQueueService): void {
   const tags = ['Work orders']
@@ -104,15 +114,19 @@ export function workOrdersRoutes(app: App, workOrders: WorkOrdersService, transi
         summary: "The operations team's queue of work orders (operators)",
         description:
           "Every account's work orders, paginated; the filters combine. A wrong parameter answers 422 validation_failed naming it " +
-          '(assigned_user_id=me without a console session: code no_signed_in_user).',
+          '(assigned_user_id=me without a console session: code no_signed_in_user). With `Accept: text/csv` (preferred over JSON by ' +
+          'its q-value; JSON wins ties and */*) the answer is every matching work order, not one page, as a CSV file in the order of ' +
+          '`sort`, streamed from one consistent snapshot; `page` and `per_page` are then ignored.',
         tags: ['Operator', ...tags],
         querystring: WorkOrdersQuery,
-        response: { 200: WorkOrderList, ...problemResponses('forbidden', 'validation_failed') },
+        response: { 200: workOrderListResponse, ...problemResponses('forbidden', 'validation_failed') },
       },
     },
     async (request, reply) => {
-      const pageReq = pageRequest(request.query)
-      const { items, total } = await queue.list(requireActor(request), request.query, request.query.sort, pageReq)
+      const { page, per_page, sort, ...filters } = request.query
+      if (wantsCsv(request)) return sendCsv(reply, queue.exportCsv(requireActor(request), filters, sort), 'work-orders')
+      const pageReq = pageRequest({ page, per_page })
+      const { items, total } = await queue.list(requireActor(request), filters, sort, pageReq)
       setPaginationHeaders(request, reply, pageReq, total)
       return { work_orders: items }
     },

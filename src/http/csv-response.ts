@@ -1,0 +1,53 @@
+import type { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+
+/*
+ * Content negotiation of the list routes that also export CSV (the error queue, the work-order
+ * queue): the same URL and filters, JSON by default, every matching row as CSV with
+ * `Accept: text/csv`.
+ */
+
+/** Whether the client prefers CSV to JSON (Accept: text/csv, by its q-values; JSON on a tie, for a wildcard, or without). */
+export function wantsCsv(request: FastifyRequest): boolean {
+  const accept = request.headers.accept
+  if (!accept || !accept.toLowerCase().includes('text/csv')) return false
+  const quality = (type: string) => {
+    let best = -1
+    for (const range of accept.split(',')) {
+      const [media, ...params] = range.trim().toLowerCase().split(';')
+      if (media !== type && media !== `${type.split('/')[0]}/*` && media !== '*/*') continue
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+      const value = q ? Number(q.slice(2)) : 1
+      // An exact type counts over a wildcard of the same weight.
+      best = Math.max(best, value + (media === type ? 0.0001 : 0))
+    }
+    return best
+  }
+  return quality('text/csv') > quality('application/json')
+}
+
+/** Sends an export as a download named `<stem>-<UTC day>.csv`; no-store, since rows name people. */
+export function sendCsv(reply: FastifyReply, csv: Readable, stem: string): FastifyReply {
+  const day = new Date().toISOString().slice(0, 10)
+  return reply
+    .code(200)
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${stem}-${day}.csv"`)
+    .header('Cache-Control', 'no-store')
+    .send(csv)
+}
+
+/**
+ * The 200 answer of a list route that also exports CSV, both media types documented. The JSON
+ * schema still serialises the JSON answer (Fastify picks it by content type); the CSV is a stream.
+ */
+export function listOrCsvResponse(json: TSchema, description: string, csvDescription: string): TSchema {
+  return {
+    description,
+    content: {
+      'application/json': { schema: json },
+      'text/csv': { schema: { type: 'string', description: csvDescription } },
+    },
+  } as unknown as TSchema
+}
