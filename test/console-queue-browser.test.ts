@@ -1,49 +1,27 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchBrowser, screenshot, signIn, startConsoleServer } from './helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { CONSOLE_PASSWORD, browserMissing, consoleInBrowser, consoleUserWithPassword, freshPage, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
 import { installThroughApi, type ApiInstallation } from './helpers/carrier-side.js'
 import { raiseByHand } from './helpers/error-fixtures.js'
-import { call, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
+import { call, type Credential } from './helpers/test-app.js'
 import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 
 // The error queue as a day's work (issue 17), in a real browser: search, sorting, assignment,
 // live updates, the phone layout and the keyboard shortcuts, as operators and client teams use them.
 
-const chromium = inject('chromium')
 // The sizes the issue was reported at: a laptop and a phone.
 const WIDE = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
 
-let t: TestApp & { baseUrl: string }
-let browser: Browser
-beforeAll(async () => {
-  if (chromium.kind === 'missing') throw new Error(chromium.message)
-  t = await startConsoleServer()
-  browser = await launchBrowser(chromium.path)
+const session = consoleInBrowser()
+let t: ConsoleServer
+beforeAll(() => {
+  t = session.server
 })
-afterAll(async () => {
-  await browser?.close()
-  await t?.close()
-})
-
-const PASSWORD = 'correct horse battery staple'
-const unique = (name: string) => `${name}.${Math.random().toString(36).slice(2, 8)}@example.com`
-
-async function consoleUser(who: Credential, email: string, roleNames: RoleNameValue[] = []) {
-  const actor = systemActor(who.accountId)
-  const user = await t.services.users.createUser(actor, { email, role_names: roleNames }, who.accountId)
-  await t.services.consolePasswords.setPassword(actor, user.id, PASSWORD)
-  return user
-}
-
-async function newPage(viewport = WIDE): Promise<Page> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true })
-  const page = await context.newPage()
-  page.on('pageerror', (error) => {
-    throw error
-  })
-  return page
-}
+const newPage = (viewport = WIDE) => freshPage(session.browser, viewport)
+const consoleUser = (who: Credential, email: string, roleNames: RoleNameValue[] = []) => consoleUserWithPassword(t, who, email, roleNames)
+const unique = uniqueEmail
+const PASSWORD = CONSOLE_PASSWORD
 
 /** A partner with one installed group of three families and an error on each subscriber. */
 async function queueWithErrors(): Promise<{ partner: Credential; operator: Credential; installed: ApiInstallation; ids: string[] }> {
@@ -66,7 +44,7 @@ async function queueWithErrors(): Promise<{ partner: Credential; operator: Crede
 /** The error names of the queue's rows, top to bottom. */
 const rowNames = (page: Page) => page.locator('table.queue-table tbody a.queue-open').allTextContents()
 
-describe.skipIf(chromium.kind === 'missing' && !chromium.required)('the error queue as a day’s work, in a browser', { timeout: 90_000 }, () => {
+describe.skipIf(browserMissing())('the error queue as a day’s work, in a browser', { timeout: 90_000 }, () => {
   it('when a partner user searches for a member and sorts by a column, then only that member’s errors show, in the order clicked', async () => {
     const { partner } = await queueWithErrors()
     const email = unique('search')

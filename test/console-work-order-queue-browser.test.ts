@@ -1,49 +1,28 @@
 import { readFile } from 'node:fs/promises'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchBrowser, screenshot, signIn, startConsoleServer } from './helpers/browser.js'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { CONSOLE_PASSWORD, browserMissing, consoleInBrowser, consoleUserWithPassword, freshPage, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
 import { parseCsv } from './helpers/csv.js'
 import { insertReadySetup } from './helpers/setup-factories.js'
-import { call, systemActor, type Credential, type TestApp } from './helpers/test-app.js'
+import { call, systemActor, type Credential } from './helpers/test-app.js'
+import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 
 // The operators' work-order queue (issue 17) in a real browser: search, sorting by a column
 // header (with the mouse and the keyboard), "My queue", the CSV export of the current view, the
 // phone layout, and assignment on the work-order page with the service's refusals shown there.
 
-const chromium = inject('chromium')
 const WIDE = { width: 1440, height: 900 }
 const PHONE = { width: 390, height: 844 }
 
-let t: TestApp & { baseUrl: string }
-let browser: Browser
-beforeAll(async () => {
-  if (chromium.kind === 'missing') throw new Error(chromium.message)
-  t = await startConsoleServer()
-  browser = await launchBrowser(chromium.path)
+const session = consoleInBrowser()
+let t: ConsoleServer
+beforeAll(() => {
+  t = session.server
 })
-afterAll(async () => {
-  await browser?.close()
-  await t?.close()
-})
-
-const PASSWORD = 'correct horse battery staple'
-const unique = (name: string) => `${name}.${Math.random().toString(36).slice(2, 8)}@example.com`
-
-async function consoleUser(who: Credential, email: string) {
-  const actor = systemActor(who.accountId)
-  const user = await t.services.users.createUser(actor, { email, role_names: [] }, who.accountId)
-  await t.services.consolePasswords.setPassword(actor, user.id, PASSWORD)
-  return user
-}
-
-async function newPage(viewport = WIDE): Promise<Page> {
-  const context = await browser.newContext({ viewport, acceptDownloads: true })
-  const page = await context.newPage()
-  page.on('pageerror', (error) => {
-    throw error
-  })
-  return page
-}
+const newPage = (viewport = WIDE) => freshPage(session.browser, viewport)
+const consoleUser = (who: Credential, email: string, roleNames: RoleNameValue[] = []) => consoleUserWithPassword(t, who, email, roleNames)
+const unique = uniqueEmail
+const PASSWORD = CONSOLE_PASSWORD
 
 interface Queue {
   operator: Credential
@@ -78,7 +57,7 @@ async function queueOfThree(): Promise<Queue> {
 const employers = async (page: Page, tag: string) =>
   (await page.locator('table.queue-table tbody td[data-label="Employer"] a').allTextContents()).map((text) => text.replace(` ${tag}`, ''))
 
-describe.skipIf(chromium.kind === 'missing' && !chromium.required)('the work-order queue, in a browser', { timeout: 90_000 }, () => {
+describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeout: 90_000 }, () => {
   it('when an operator searches and sorts by clicking and with the keyboard, then the rows follow and the header says how they are sorted', async () => {
     const { operator, tag } = await queueOfThree()
     const email = unique('wo-search')

@@ -12,8 +12,9 @@ import {
 } from 'kysely'
 import type { Database, Executor } from './schema.js'
 
-// SQL text -> statement name, for the prepared queries only: a bounded set, known at load time,
-// so each connection holds at most this many server-side statements.
+// SQL text -> statement name, for the named statements only: a bounded set (prepare's queries,
+// built at load time or from a fixed set of shapes on first use, and executeNamed's, counted
+// against their budgets), so each connection holds at most this many server-side statements.
 const statementNames = new Map<string, string>()
 
 /** The server-side statement name of a prepared query's text, or undefined for any other SQL. */
@@ -26,12 +27,18 @@ function nameStatement(text: string): void {
 }
 
 /**
- * Bounds the statements `executeNamed` names on each connection. Its callers' texts are fixed
- * (every value is a parameter, lists as arrays), so a few dozen exist; past the bound a text runs
- * unnamed rather than piling up statements on the server.
+ * How many statement texts a group of `executeNamed` callers may name; past it a new text runs
+ * unnamed rather than piling up statements on the server. Bulk work's texts are fixed (every
+ * value a parameter, lists as arrays), so a few dozen exist. The queues' pages have one text per
+ * combination of filters and sort a client asks for: they get budgets of their own, so clients
+ * trying many combinations cannot use up the names a census relies on.
  */
-const MAX_NAMED_RAW_STATEMENTS = 200
-let namedRawStatements = 0
+export interface StatementBudget {
+  readonly max: number
+  used: number
+}
+export const statementBudget = (max: number): StatementBudget => ({ max, used: 0 })
+const BULK_STATEMENTS = statementBudget(200)
 
 /** The longest id list a statement run through `executeNamed` takes named: a batch of bulk work (250 families) fits. */
 export const NAMED_LIST_MAX = 1000
@@ -45,8 +52,8 @@ export const NAMED_LIST_MAX = 1000
  * parameter holds about ten elements. So a caller whose list may be far longer than a batch
  * passes `named` false for it (see NAMED_LIST_MAX), and that run is planned for its own size.
  */
-export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>, named = true): Promise<QueryResult<Row>> {
-  return executeNamedCompiled(db, query.compile(db), named)
+export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>, named = true, budget = BULK_STATEMENTS): Promise<QueryResult<Row>> {
+  return executeNamedCompiled(db, query.compile(db), named, budget)
 }
 
 /**
@@ -54,9 +61,9 @@ export async function executeNamed<Row>(db: Executor, query: RawBuilder<Row>, na
  * filtered and sorted pages, whose text is fixed per combination of filters and sort, and whose
  * planning cost about as much as running them (bench/RESULTS.md, issue 17).
  */
-export async function executeNamedCompiled<Row>(db: Executor, compiled: CompiledQuery<Row>, named = true): Promise<QueryResult<Row>> {
-  if (named && !statementNames.has(compiled.sql) && namedRawStatements < MAX_NAMED_RAW_STATEMENTS) {
-    namedRawStatements++
+export async function executeNamedCompiled<Row>(db: Executor, compiled: CompiledQuery<Row>, named = true, budget = BULK_STATEMENTS): Promise<QueryResult<Row>> {
+  if (named && !statementNames.has(compiled.sql) && budget.used < budget.max) {
+    budget.used++
     nameStatement(compiled.sql)
   }
   return db.executeQuery<Row>(compiled)

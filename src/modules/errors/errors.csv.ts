@@ -49,5 +49,5 @@ export function errorsCsv(db: Db, where: repo.ErrorListScope, filters: ErrorFilt
   return keysetCsvExport(db, COLUMNS, async (tx) => {
     const resolved = await repo.resolveSearch(tx, filters, where.accountScope)
     return (after, limit) => repo.exportPage(tx, where, resolved, sort, after, limit)
-  }, pageRows)
+  }, { pageRows })
 }

@@ -1,7 +1,8 @@
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import { isoTimestamp } from '../../db/iso-timestamp.js'
 import { arrayLiteral } from '../../db/array-literal.js'
-import { executeNamed, executeNamedCompiled, prepare } from '../../db/prepared.js'
+import { keysetAfter, keysetValues, type KeysetColumn } from '../../db/keyset.js'
+import { executeNamed, executeNamedCompiled, prepare, statementBudget } from '../../db/prepared.js'
 import type { Database, ErrorCommentsTable, ErrorsTable, Executor } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import type { AccountScope } from '../../lib/actor.js'
@@ -155,6 +156,20 @@ function scopeConditions(where: ErrorListScope, filters: ErrorFilters): RawBuild
 /** `\`, `%` and `_` match themselves in a LIKE pattern. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+/**
+ * The queue's named statement texts (searches, filtered and sorted pages, counts, export pages):
+ * one per combination of filters, sort and page size a client uses. Past this many a new
+ * combination runs unnamed, planned on each run (prepared.ts).
+ */
+const QUEUE_STATEMENTS = statementBudget(100)
+
+/**
+ * The page sizes written into a page's statement as literals (see listQuery): the default, the
+ * console's and the largest, and a small one. Any other size is bound and its page planned on
+ * each run, so a client asking for every size from 1 to 100 cannot make 100 statement texts.
+ */
+const LITERAL_PAGE_SIZES: ReadonlySet<number> = new Set([10, 25, 50, 100])
+
 /** The most members a search is resolved to before querying errors; past it the search stays a subquery. */
 const SEARCH_ID_LIMIT = 5000
 
@@ -197,8 +212,8 @@ export async function resolveSearch(db: Executor, filters: ErrorFilters, account
   const pattern = `%${likeLiteral(filters.q)}%`
   const inAccount = (alias: 'm' | 'g') => (accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${accountScope}` : sql``)
   const [members, groups] = await Promise.all([
-    executeNamed(db, sql<{ id: string }>`select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}`),
-    executeNamed(db, sql<{ id: string }>`select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}`),
+    executeNamed(db, sql<{ id: string }>`select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}`, true, QUEUE_STATEMENTS),
+    executeNamed(db, sql<{ id: string }>`select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}`, true, QUEUE_STATEMENTS),
   ])
   return {
     ...filters,
@@ -287,24 +302,24 @@ function orderOf(sort: ErrorSort, alias: 't' | 'e'): RawBuilder<unknown> {
  * A page and its total. The page is chosen by id alone, so a filter on columns the sort's index
  * carries (migration 0022) is answered from the index; only the chosen rows are then read.
  *
- * The page size, and the offset of a first page, are written into the SQL as literals. These
- * statements are named, and after five runs PostgreSQL may plan them once for any values (a
- * generic plan), when that plan costs no more than one planned for the values: with the size a
- * parameter, the generic plan assumes a tenth of the table and reads every error to join it;
- * with the offset a parameter, it assumes a tenth of the table skipped, which costs more than the
- * custom plan, so PostgreSQL replanned every page (1.8 to 2.8 ms, as much as running it). A client
- * uses one or two page sizes (at most 100); first pages, the ones operators open, then plan
- * once per connection. Later pages keep the offset a parameter and are planned each time.
+ * The page size (one of LITERAL_PAGE_SIZES), and the offset of a first page, are written into
+ * the SQL as literals. These statements are named, and after five runs PostgreSQL may plan them
+ * once for any values (a generic plan), when that plan costs no more than one planned for the
+ * values: with the size a parameter, the generic plan assumes a tenth of the table and reads
+ * every error to join it; with the offset a parameter, it assumes a tenth of the table skipped,
+ * which costs more than the custom plan, so PostgreSQL replanned every page (1.8 to 2.8 ms, as
+ * much as running it). First pages, the ones operators open, now plan once per connection.
+ * Later pages keep the offset a parameter and are planned each time, as are other page sizes.
  */
 function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filters: ResolvedFilters, perPage: number, offset: unknown, sort: ErrorSort = 'created_at') {
-  if (!Number.isInteger(perPage) || perPage < 1) throw new Error(`page size must be a positive integer, not ${perPage}`)
+  const limit = LITERAL_PAGE_SIZES.has(perPage) ? sql.lit(perPage) : sql`${perPage}`
   const skip = offset === 0 ? sql.lit(0) : sql`${offset}`
   const condition = and([...scopeConditions(where, filters), ...rowConditions(filters)])
   return db.selectNoFrom([
     totalOf(where, filters).as('total'),
     sql<JsonText<ErrorResource[]>>`(
       select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by ${orderOf(sort, 'e')}), '') || ']'
-        from (select t.id from errors t where ${condition} order by ${orderOf(sort, 't')} limit ${sql.lit(perPage)} offset ${skip}) page
+        from (select t.id from errors t where ${condition} order by ${orderOf(sort, 't')} limit ${limit} offset ${skip}) page
         join errors e on e.id = page.id
         ${nameJoins})`.as('errors'),
   ])
@@ -313,8 +328,9 @@ type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
 
 // The queue's usual questions (a coverage period's or an account's errors, by status and
 // assignee) are prepared: the statement is big enough that planning it cost about as much as
-// running it. One variant per shape, page size and first page or not, made on first use; the
-// parameters in this order: coverage period, account, status, assignee, offset (those it has).
+// running it. One variant per shape, page size (LITERAL_PAGE_SIZES) and first page or not, made on
+// first use; the parameters in this order: coverage period, account, status, assignee, offset
+// (those it has).
 interface ListShape {
   period: boolean
   scoped: boolean
@@ -348,7 +364,7 @@ function preparedList(shape: ListShape, perPage: number, firstPage: boolean): Pr
 /** One page in creation order (ids are time-ordered) as JSON text, and the total, in one statement (one snapshot). */
 export async function listErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters, pageReq: PageRequest, sort: ErrorSort = 'created_at'): Promise<ListRow> {
   const { status, assignee, ...others } = filters
-  const usual = sort === 'created_at' && Object.values(others).every((value) => value === undefined)
+  const usual = sort === 'created_at' && LITERAL_PAGE_SIZES.has(pageReq.perPage) && Object.values(others).every((value) => value === undefined)
   if (usual) {
     const period = 'coveragePeriodId' in where ? where.coveragePeriodId : undefined
     const shape: ListShape = { period: period !== undefined, scoped: where.accountScope !== undefined, status: !!status, assignee: !!assignee }
@@ -357,9 +373,10 @@ export async function listErrors(db: Executor, where: ErrorListScope, filters: E
     const rows = offset === 0 ? await preparedList(shape, pageReq.perPage, true)(db, ...params) : await preparedList(shape, pageReq.perPage, false)(db, ...params, offset)
     return rows[0]!
   }
-  // Named too: a filtered or sorted page is planned once per connection, not on every request.
+  // Named too, when it can be: a filtered or sorted page is planned once per connection, not on every request.
   const resolved = await resolveSearch(db, filters, where.accountScope)
-  const result = await executeNamedCompiled(db, listQuery(db, where, resolved, pageReq.perPage, offsetOf(pageReq), sort).compile(), mayName(resolved))
+  const named = mayName(resolved) && LITERAL_PAGE_SIZES.has(pageReq.perPage)
+  const result = await executeNamedCompiled(db, listQuery(db, where, resolved, pageReq.perPage, offsetOf(pageReq), sort).compile(), named, QUEUE_STATEMENTS)
   return result.rows[0]!
 }
 
@@ -374,7 +391,7 @@ export async function countErrors(db: Executor, where: ErrorListScope, filters: 
       ? sql<{ status: string; severity: string; n: number }>`select t.status, t.severity, coalesce(sum(t.delta), 0)::int as n from error_counts t where ${and(scope)} group by t.status, t.severity`
       : sql<{ status: string; severity: string; n: number }>`select t.status, t.severity, count(*)::int as n from errors t where ${and([...scope, ...rows])} group by t.status, t.severity`
   const counts: ErrorCounts = { total: 0, by_status: { unresolved: 0, returned: 0, resolved: 0 }, by_severity: { failure: 0, warning: 0, info: 0 } }
-  for (const row of (await executeNamed(db, grouped, mayName(resolved))).rows) {
+  for (const row of (await executeNamed(db, grouped, mayName(resolved), QUEUE_STATEMENTS)).rows) {
     counts.total += row.n
     counts.by_status[row.status as keyof ErrorCounts['by_status']] += row.n
     counts.by_severity[row.severity as keyof ErrorCounts['by_severity']] += row.n
@@ -500,16 +517,12 @@ export interface ExportRow {
   resolved_by: string | null
   resolved_at: string | null
   comment_count: number
-  /**
-   * The sort columns' values, in ORDERINGS order, as the text of a JSON array of strings: the
-   * next page starts after the last row's. Text, so only that row's is parsed (an array column
-   * was parsed for every row: a twentieth of the export's time).
-   */
+  /** The sort columns' values (keysetValues): the next page starts after the last row's. */
   keys: string
 }
 
 /** Each sortable column's type, to read a key back from its text exactly (timestamps keep their microseconds). */
-const KEY_TYPES: Record<string, string> = {
+const KEY_TYPES: Record<string, KeysetColumn['type']> = {
   created_at: 'timestamptz',
   aged_from: 'timestamptz',
   id: 'uuid',
@@ -518,19 +531,21 @@ const KEY_TYPES: Record<string, string> = {
   discrepancy_parameter: 'text',
 }
 
+/** A sort's columns as keyset keys on alias t. */
+function keysetOf(sort: ErrorSort): KeysetColumn[] {
+  const { columns, descending } = ORDERINGS[sort]
+  return columns.map((column) => ({ sql: sql.raw(`t.${column}`), type: KEY_TYPES[column]!, descending }))
+}
+
 /**
  * One page of the export after `after` (the previous page's last keys), in the listing's order:
  * keyset pages, so the export of 100,000 errors reads each once instead of skipping ever more.
  * SSN discrepancies export no value at all, masked or not.
  */
 export async function exportPage(db: Executor, where: ErrorListScope, filters: ResolvedFilters, sort: ErrorSort, after: readonly string[] | null, limit: number): Promise<ExportRow[]> {
-  const { columns, descending } = ORDERINGS[sort]
+  const keys = keysetOf(sort)
   const conditions = [...scopeConditions(where, filters), ...rowConditions(filters)]
-  if (after) {
-    const keys = sql.join(columns.map((column) => sql.raw(`t.${column}`)))
-    const values = sql.join(columns.map((column, index) => sql`${after[index]}::${sql.raw(KEY_TYPES[column]!)}`))
-    conditions.push(descending ? sql`(${keys}) < (${values})` : sql`(${keys}) > (${values})`)
-  }
+  if (after) conditions.push(keysetAfter(keys, after))
   const ts = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
   const value = (column: string) => sql.raw(`case when t.discrepancy_parameter = 'social_security_number' or ${column} is null or ${column} = 'null'::jsonb then null
       when jsonb_typeof(${column}) = 'string' then ${column} #>> '{}' else ${column}::text end`)
@@ -547,7 +562,7 @@ export async function exportPage(db: Executor, where: ErrorListScope, filters: R
            t.discrepancy_parameter as parameter, t.discrepancy_kind as kind, t.message,
            ${value('t.discrepancy_carrier')} as carrier_value, ${value('t.discrepancy_platform')} as platform_value,
            t.source, t.resolution_message, t.resolved_by, ${ts('t.resolved_at')} as resolved_at, t.comment_count,
-           json_build_array(${sql.join(columns.map((column) => sql`t.${sql.raw(column)}::text`))})::text as keys
+           ${keysetValues(keys)} as keys
       from errors t
       join accounts a on a.id = t.account_id
       join groups g on g.id = t.group_id
@@ -556,8 +571,9 @@ export async function exportPage(db: Executor, where: ErrorListScope, filters: R
       left join users au on au.id = t.assigned_user_id
      where ${and(conditions)}
      order by ${orderOf(sort, 't')}
-     limit ${limit}`,
+     limit ${sql.lit(limit)}`,
     mayName(filters),
+    QUEUE_STATEMENTS,
   )
   return rows.rows
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely'
-import { keysetAfter, keysetValues, type KeysetColumn } from '../../db/csv-export.js'
+import { keysetAfter, keysetValues, type KeysetColumn } from '../../db/keyset.js'
 import { isoTimestamp } from '../../db/iso-timestamp.js'
-import { executeNamedCompiled } from '../../db/prepared.js'
+import { executeNamedCompiled, statementBudget } from '../../db/prepared.js'
 import type { CoveragePeriodsTable, Executor, WorkOrdersTable, WorkOrderStatus } from '../../db/schema.js'
 import type { AccountScope } from '../../lib/actor.js'
 import { WORK_ORDER_STATUSES } from './work-order-states.js'
@@ -174,6 +174,9 @@ export interface WorkOrderExportRow {
   keys: string
 }
 
+/** The export's statement texts: one per combination of filters and sort a client exports. */
+const EXPORT_STATEMENTS = statementBudget(50)
+
 /**
  * One page of the export after `after` (the previous page's last keys), in the queue's order.
  * Age is measured at now(), the export transaction's start: one clock for the whole file. The
@@ -212,8 +215,9 @@ export async function exportWorkOrdersPage(
     keysetValues(keys).as('keys'),
   ])
   if (after) query = query.where(keysetAfter(keys, after))
-  // Named: an export runs the same text once per page.
-  const result = await executeNamedCompiled(db, ordered(query, sort).limit(limit).compile())
+  // Named: an export runs the same text once per page. The page size is a literal, so the plan
+  // PostgreSQL keeps for any values is made for it (errors.repo.ts, listQuery, says why).
+  const result = await executeNamedCompiled(db, ordered(query, sort).limit(sql.lit(limit)).compile(), true, EXPORT_STATEMENTS)
   return result.rows
 }
 
