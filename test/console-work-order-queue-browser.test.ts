@@ -161,7 +161,7 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
     await screenshot(page, 'work-order-my-queue')
   })
 
-  it('when an operator opens the queue on a 390 px phone, then rows are cards with status and age on screen, and nothing scrolls sideways', async () => {
+  it('when an operator opens the queue on a 390 px phone, then rows are cards with status and age on screen, the filters fold away, and nothing scrolls sideways', async () => {
     const { operator, tag } = await queueOfThree()
     const email = unique('wo-phone')
     await consoleUser(operator, email)
@@ -179,6 +179,12 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
     expect(await firstCard.locator('td.queue-age').textContent()).toMatch(/^3 d/)
     // The cards stack: the table is not a table any more.
     expect(await page.evaluate("getComputedStyle(document.querySelector('table.queue-table')).display")).toBe('block')
+    // The pickers fold away, saying how many are set (the sort here), until asked for.
+    expect(await page.getByLabel('Carrier').isVisible()).toBe(false)
     await screenshot(page, 'work-order-queue-phone')
+    await page.getByRole('button', { name: 'Filters (1)' }).click()
+    expect(await page.getByLabel('Carrier').isVisible()).toBe(true)
+    expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))).toBeLessThanOrEqual(0)
+    await screenshot(page, 'work-order-queue-phone-filters')
   })
 })

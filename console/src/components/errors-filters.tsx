@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type Ref } from 'react'
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
 import { api, unwrap, type Schema } from '../api/client'
 import { useApi } from '../lib/use-api'
 import { ERROR_ASSIGNEES, ERROR_PARAMETERS, ERROR_SEVERITIES, ERROR_SOURCES, type ErrorSort } from './errors-shared'
@@ -142,8 +142,6 @@ export function QueueFilters({
   onChange: (name: string, value: string) => void
   onClear: () => void
 }) {
-  const [open, setOpen] = useState(false)
-  const id = useId()
   const keep = (choices: { value: string; label: string }[], value: string, label: string) =>
     value && !choices.some((c) => c.value === value) ? [...choices, { value, label }] : choices
   const people = [
@@ -152,28 +150,43 @@ export function QueueFilters({
     ...users.map((user) => ({ value: user.id, label: user.email })),
   ]
   return (
+    <FoldingFilters label="Filter the errors" activeCount={activeCount}>
+      <SelectField label="Assigned to" value={values.assignedUserId} options={keep(people, values.assignedUserId, 'A person')} anyLabel="Anyone" onChange={(v) => onChange('assigned_user_id', v)} />
+      {showAccountAndGroup && operator && (
+        <SelectField label="Account" value={values.accountId} options={keep(accountChoices, values.accountId, 'The chosen account')} anyLabel="Every account" onChange={(v) => onChange('account_id', v)} />
+      )}
+      {showAccountAndGroup && (
+        <SelectField label="Group" value={values.groupId} options={keep(groupChoices, values.groupId, 'The chosen group')} anyLabel="Every group" onChange={(v) => onChange('group_id', v)} />
+      )}
+      <SelectField label="Severity" value={values.severity} options={ERROR_SEVERITIES} onChange={(v) => onChange('severity', v)} />
+      <SelectField label="Waiting on" value={values.assignee} options={ERROR_ASSIGNEES} anyLabel="Either party" onChange={(v) => onChange('assignee', v)} />
+      <SelectField label="Source" value={values.source} options={ERROR_SOURCES} onChange={(v) => onChange('source', v)} />
+      <SelectField label="Parameter" value={values.parameter} options={ERROR_PARAMETERS} onChange={(v) => onChange('parameter', v)} />
+      <SelectField label="Sort" value={values.sort} options={SORT_OPTIONS} anyLabel={null} onChange={(v) => onChange('sort', v)} />
+      {activeCount > 0 && (
+        <button type="button" onClick={onClear}>
+          Clear filters
+        </button>
+      )}
+    </FoldingFilters>
+  )
+}
+
+/**
+ * A queue's pickers. On a phone they fold behind a "Filters" toggle, saying how many are set, so
+ * the search, the counts and the first rows fill the first screen; on a wide screen they are
+ * always open (styles.css, .queue-filter-fields).
+ */
+export function FoldingFilters({ label, activeCount, children }: { label: string; activeCount: number; children: ReactNode }) {
+  const [open, setOpen] = useState(false)
+  const id = useId()
+  return (
     <div className="queue-filters">
       <button type="button" className="queue-filters-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
         Filters{activeCount > 0 ? ` (${activeCount})` : ''}
       </button>
-      <div id={id} className={`filters queue-filter-fields${open ? ' open' : ''}`} role="group" aria-label="Filter the errors">
-        <SelectField label="Assigned to" value={values.assignedUserId} options={keep(people, values.assignedUserId, 'A person')} anyLabel="Anyone" onChange={(v) => onChange('assigned_user_id', v)} />
-        {showAccountAndGroup && operator && (
-          <SelectField label="Account" value={values.accountId} options={keep(accountChoices, values.accountId, 'The chosen account')} anyLabel="Every account" onChange={(v) => onChange('account_id', v)} />
-        )}
-        {showAccountAndGroup && (
-          <SelectField label="Group" value={values.groupId} options={keep(groupChoices, values.groupId, 'The chosen group')} anyLabel="Every group" onChange={(v) => onChange('group_id', v)} />
-        )}
-        <SelectField label="Severity" value={values.severity} options={ERROR_SEVERITIES} onChange={(v) => onChange('severity', v)} />
-        <SelectField label="Waiting on" value={values.assignee} options={ERROR_ASSIGNEES} anyLabel="Either party" onChange={(v) => onChange('assignee', v)} />
-        <SelectField label="Source" value={values.source} options={ERROR_SOURCES} onChange={(v) => onChange('source', v)} />
-        <SelectField label="Parameter" value={values.parameter} options={ERROR_PARAMETERS} onChange={(v) => onChange('parameter', v)} />
-        <SelectField label="Sort" value={values.sort} options={SORT_OPTIONS} anyLabel={null} onChange={(v) => onChange('sort', v)} />
-        {activeCount > 0 && (
-          <button type="button" onClick={onClear}>
-            Clear filters
-          </button>
-        )}
+      <div id={id} className={`filters queue-filter-fields${open ? ' open' : ''}`} role="group" aria-label={label}>
+        {children}
       </div>
     </div>
   )

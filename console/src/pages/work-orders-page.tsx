@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react'
 import { api, unwrap } from '../api/client'
 import { listWorkOrders, workOrderCounts, type WorkOrderQueueQuery, type WorkOrderSort } from '../api/work-orders-queue'
-import { SearchBox, useAccountUsers } from '../components/errors-filters'
+import { FoldingFilters, SearchBox, useAccountUsers } from '../components/errors-filters'
 import { SelectField } from '../components/fields'
 import { WORK_ORDER_STATUSES } from '../components/groups-common'
 import { Pager, pageOf, useLastPageWhenPastEnd } from '../components/pager'
@@ -135,12 +135,12 @@ export function WorkOrdersPage() {
           </div>
         )}
       </div>
-      <div className="filters">
+      <FoldingFilters label="Filter the work orders" activeCount={[status, carrier, assignedUserId, sort === DEFAULT_SORT ? '' : sort].filter(Boolean).length}>
         <SelectField label="Status" value={status ?? ''} options={WORK_ORDER_STATUSES} onChange={(value) => setFilter('status', value)} />
         <SelectField label="Carrier" value={carrier} options={carrierNames} onChange={(value) => setFilter('carrier_name', value)} />
         <SelectField label="Assigned to" value={assignedUserId} options={people} anyLabel="Anyone" onChange={(value) => setFilter('assigned_user_id', value)} />
         <SelectField label="Sort" value={sort} options={SORT_OPTIONS} anyLabel={null} onChange={(value) => setFilter('sort', value)} />
-      </div>
+      </FoldingFilters>
       {carriers.state === 'error' && <ErrorMessage error={`The list of carriers could not be loaded: ${failureText(carriers.error)}`} onRetry={carriers.reload} />}
       {counts.state === 'error' && <ErrorMessage error={`The counts could not be read: ${failureText(counts.error)}`} onRetry={counts.reload} />}
 
