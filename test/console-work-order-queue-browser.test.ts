@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { sql } from 'kysely'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CONSOLE_PASSWORD, browserMissing, consoleInBrowser, consoleUserWithPassword, freshPage, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
@@ -113,6 +114,10 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
 
   it('when an operator assigns on the work-order page, then "Assign to me", another operator and Unassign reach the API, a refusal shows on the page, and My queue lists what is mine', async () => {
     const { operator, tag, ids } = await queueOfThree()
+    // A hundred people joined the team earlier: the ones below are on the users list's second page.
+    await sql`insert into users (id, account_id, email, role_names, created_at)
+      select gen_random_uuid(), ${operator.accountId}, 'filler-' || n || '-' || ${tag} || '@example.com', '{}', now() - interval '1 hour'
+      from generate_series(1, 100) as n`.execute(t.db)
     const email = unique('wo-assign')
     const me = await consoleUser(operator, email)
     const colleague = await consoleUser(operator, unique('wo-colleague'))

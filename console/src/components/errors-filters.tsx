@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
-import { api, unwrap, type Schema } from '../api/client'
+import { api, totalOf, unwrap, type Schema } from '../api/client'
 import { useApi } from '../lib/use-api'
 import { ERROR_ASSIGNEES, ERROR_PARAMETERS, ERROR_SEVERITIES, ERROR_SOURCES, type ErrorSort } from './errors-shared'
 import { SORT_OPTIONS } from './errors-list'
@@ -85,9 +85,25 @@ export function StatusCounts({ counts, status, onStatus }: { counts: ErrorCounts
   )
 }
 
-/** Active users of the signed-in user's own account: who errors can be assigned to. */
+/** The most users the assignment pickers list: ten pages of the largest size. */
+const MAX_ASSIGNABLE_USERS = 1000
+
+/**
+ * Active users of the signed-in user's own account: who errors and work orders can be assigned
+ * to. Every page of them (up to MAX_ASSIGNABLE_USERS), so a team of more than a hundred finds
+ * each of its people in the pickers.
+ */
 export function useAccountUsers(): AccountUser[] {
-  const users = useApi(async (signal) => unwrap(await api.GET('/users', { params: { query: { status: 'active', per_page: 100 } }, signal })).users, [])
+  const users = useApi(async (signal) => {
+    const all: AccountUser[] = []
+    for (let page = 1; all.length < MAX_ASSIGNABLE_USERS; page++) {
+      const result = await api.GET('/users', { params: { query: { status: 'active', page, per_page: 100 } }, signal })
+      const users = unwrap(result).users
+      all.push(...users)
+      if (users.length === 0 || all.length >= totalOf(result.response)) break
+    }
+    return all
+  }, [])
   return users.data ?? []
 }
 
