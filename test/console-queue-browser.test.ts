@@ -1,27 +1,19 @@
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { CONSOLE_PASSWORD, browserMissing, consoleInBrowser, consoleUserWithPassword, freshPage, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
+import { CONSOLE_PASSWORD, LAPTOP, PHONE, browserMissing, consoleInBrowser, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
 import { installThroughApi, type ApiInstallation } from './helpers/carrier-side.js'
 import { raiseByHand } from './helpers/error-fixtures.js'
 import { call, type Credential } from './helpers/test-app.js'
-import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 
 // The error queue as a day's work (issue 17), in a real browser: search, sorting, assignment,
 // live updates, the phone layout and the keyboard shortcuts, as operators and client teams use them.
 
-// The sizes the issue was reported at: a laptop and a phone.
-const WIDE = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
-
 const session = consoleInBrowser()
+const { newPage, consoleUser } = session
 let t: ConsoleServer
 beforeAll(() => {
   t = session.server
 })
-const newPage = (viewport = WIDE) => freshPage(session.browser, viewport)
-const consoleUser = (who: Credential, email: string, roleNames: RoleNameValue[] = []) => consoleUserWithPassword(t, who, email, roleNames)
-const unique = uniqueEmail
-const PASSWORD = CONSOLE_PASSWORD
 
 /** A partner with one installed group of three families and an error on each subscriber. */
 async function queueWithErrors(): Promise<{ partner: Credential; operator: Credential; installed: ApiInstallation; ids: string[] }> {
@@ -47,10 +39,10 @@ const rowNames = (page: Page) => page.locator('table.queue-table tbody a.queue-o
 describe.skipIf(browserMissing())('the error queue as a day’s work, in a browser', { timeout: 90_000 }, () => {
   it('when a partner user searches for a member and sorts by a column, then only that member’s errors show, in the order clicked', async () => {
     const { partner } = await queueWithErrors()
-    const email = unique('search')
+    const email = uniqueEmail('search')
     await consoleUser(partner, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/errors')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/errors')
     await expect.poll(() => rowNames(page)).toHaveLength(3)
     // Names, not ids: the member and the employer read as a person reads them.
     expect(await page.locator('table.queue-table').textContent()).toContain('Janeb Doe2')
@@ -73,10 +65,10 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
     const { partner, ids } = await queueWithErrors()
     const held = (await call(t.app, partner, 'GET', `/errors/${ids[0]}`)).json().error
     expect(held.assignee).toBe('partner')
-    const email = unique('assign')
+    const email = uniqueEmail('assign')
     await consoleUser(partner, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/errors?sort=parameter')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/errors?sort=parameter')
     await expect.poll(() => rowNames(page)).toHaveLength(3)
     await page.getByRole('checkbox', { name: /Select the gender error/ }).check()
     await page.getByRole('checkbox', { name: /Select the tobacco use error/ }).check()
@@ -93,10 +85,10 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
 
   it('when an error is raised through the API while the queue is open, then it appears with its count, without a reload', async () => {
     const { partner, operator, installed } = await queueWithErrors()
-    const email = unique('live')
+    const email = uniqueEmail('live')
     await consoleUser(partner, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/errors')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/errors')
     await expect.poll(() => rowNames(page)).toHaveLength(3)
     await page.evaluate('window.__sameDocument = true')
     const raised = await raiseByHand(t, operator, installed.coveragePeriodId, { source: 'manual', discrepancy: { parameter: 'region', carrier: 'A', platform: 'B' } })
@@ -109,10 +101,10 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
 
   it('when a partner user works the queue on a 390 px phone, then rows are cards with status and age on screen, the page never scrolls sideways, and the filters fold away', async () => {
     const { partner } = await queueWithErrors()
-    const email = unique('phone')
+    const email = uniqueEmail('phone')
     await consoleUser(partner, email)
     const page = await newPage(PHONE)
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/errors')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/errors')
     await expect.poll(() => rowNames(page)).toHaveLength(3)
     const sideways = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))
     expect(sideways).toBeLessThanOrEqual(0)
@@ -133,10 +125,10 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
 
   it('when a partner user works with the keyboard, then j/k move, x selects, r resolves, ? lists the shortcuts, and typing in the search never triggers them', async () => {
     const { partner, ids } = await queueWithErrors()
-    const email = unique('keys')
+    const email = uniqueEmail('keys')
     await consoleUser(partner, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/errors?sort=parameter')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/errors?sort=parameter')
     await expect.poll(() => rowNames(page)).toEqual(['gender', 'marital status', 'tobacco use'])
     await page.locator('h1').click()
 
@@ -179,13 +171,13 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
 
   it('when an operator opens each queue, an error and the audit log at 1440 px and 390 px, then each shows names and ages, no error, and nothing wider than the screen', async () => {
     const { partner, operator, ids } = await queueWithErrors()
-    const benefits = unique('benefits')
+    const benefits = uniqueEmail('benefits')
     await consoleUser(partner, benefits)
     const commented = await call(t.app, partner, 'POST', `/errors/${ids[1]}/comments`, { message: 'Checked with the employee: the form says single.', created_by: benefits })
     expect(commented.statusCode, commented.body).toBeLessThan(300)
     const returned = await call(t.app, partner, 'POST', `/errors/${ids[1]}/return`, { message: 'The carrier has the right value; please check the enrollment form.', created_by: benefits })
     expect(returned.statusCode, returned.body).toBeLessThan(300)
-    const email = unique('tour')
+    const email = uniqueEmail('tour')
     await consoleUser(operator, email, ['admin'])
     const pages: [name: string, path: string, heading: RegExp][] = [
       ['queue-errors', `/errors?account_id=${partner.accountId}&status=all`, /^Errors$/],
@@ -193,9 +185,9 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
       ['queue-work-orders', '/work-orders', /^Work orders$/],
       ['queue-audit', `/audit?account_id=${partner.accountId}`, /^Audit log$/],
     ]
-    for (const viewport of [WIDE, PHONE]) {
+    for (const viewport of [LAPTOP, PHONE]) {
       const page = await newPage(viewport)
-      await signIn(page, t.baseUrl, email, PASSWORD)
+      await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD)
       for (const [name, path, heading] of pages) {
         await page.goto(`${t.baseUrl}/console${path}`)
         await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 10_000 })

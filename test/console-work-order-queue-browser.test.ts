@@ -2,28 +2,21 @@ import { readFile } from 'node:fs/promises'
 import { sql } from 'kysely'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { CONSOLE_PASSWORD, browserMissing, consoleInBrowser, consoleUserWithPassword, freshPage, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
+import { CONSOLE_PASSWORD, PHONE, browserMissing, consoleInBrowser, screenshot, signIn, uniqueEmail, type ConsoleServer } from './helpers/browser.js'
 import { parseCsv } from './helpers/csv.js'
 import { insertReadySetup } from './helpers/setup-factories.js'
 import { call, systemActor, type Credential } from './helpers/test-app.js'
-import type { RoleNameValue } from '../src/modules/users/users.schema.js'
 
 // The operators' work-order queue (issue 17) in a real browser: search, sorting by a column
 // header (with the mouse and the keyboard), "My queue", the CSV export of the current view, the
 // phone layout, and assignment on the work-order page with the service's refusals shown there.
 
-const WIDE = { width: 1440, height: 900 }
-const PHONE = { width: 390, height: 844 }
-
 const session = consoleInBrowser()
+const { newPage, consoleUser } = session
 let t: ConsoleServer
 beforeAll(() => {
   t = session.server
 })
-const newPage = (viewport = WIDE) => freshPage(session.browser, viewport)
-const consoleUser = (who: Credential, email: string, roleNames: RoleNameValue[] = []) => consoleUserWithPassword(t, who, email, roleNames)
-const unique = uniqueEmail
-const PASSWORD = CONSOLE_PASSWORD
 
 interface Queue {
   operator: Credential
@@ -61,10 +54,10 @@ const employers = async (page: Page, tag: string) =>
 describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeout: 90_000 }, () => {
   it('when an operator searches and sorts by clicking and with the keyboard, then the rows follow and the header says how they are sorted', async () => {
     const { operator, tag } = await queueOfThree()
-    const email = unique('wo-search')
+    const email = uniqueEmail('wo-search')
     await consoleUser(operator, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, '/console/work-orders')
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, '/console/work-orders')
     await page.getByLabel('Search').fill(tag)
     await expect.poll(() => page.url()).toContain(`q=${tag}`)
     await expect.poll(() => employers(page, tag)).toEqual(['Initech', 'Hooli', 'Globex'])
@@ -98,10 +91,10 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
 
   it('when an operator exports the current view, then the file has every order of that search and sort, with a byte order mark and human headers', async () => {
     const { operator, tag, ids } = await queueOfThree()
-    const email = unique('wo-export')
+    const email = uniqueEmail('wo-export')
     await consoleUser(operator, email)
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, `/console/work-orders?q=${tag}&sort=-created_at`)
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, `/console/work-orders?q=${tag}&sort=-created_at`)
     await expect.poll(() => employers(page, tag)).toEqual(['Globex', 'Hooli', 'Initech'])
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()])
     expect(download.suggestedFilename()).toMatch(/^work-orders-\d{4}-\d{2}-\d{2}\.csv$/)
@@ -118,14 +111,14 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
     await sql`insert into users (id, account_id, email, role_names, created_at)
       select gen_random_uuid(), ${operator.accountId}, 'filler-' || n || '-' || ${tag} || '@example.com', '{}', now() - interval '1 hour'
       from generate_series(1, 100) as n`.execute(t.db)
-    const email = unique('wo-assign')
+    const email = uniqueEmail('wo-assign')
     const me = await consoleUser(operator, email)
-    const colleague = await consoleUser(operator, unique('wo-colleague'))
-    const leaver = await consoleUser(operator, unique('wo-leaver'))
+    const colleague = await consoleUser(operator, uniqueEmail('wo-colleague'))
+    const leaver = await consoleUser(operator, uniqueEmail('wo-leaver'))
     const assignee = async () => (await call(t.app, operator, 'GET', `/work_orders/${ids.hooli}`)).json().work_order.assigned_user?.email ?? null
 
     const page = await newPage()
-    await signIn(page, t.baseUrl, email, PASSWORD, `/console/work-orders/${ids.hooli}`)
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, `/console/work-orders/${ids.hooli}`)
     const panel = page.locator('section', { has: page.getByRole('heading', { name: 'Who works on it' }) })
     await panel.getByText('Assigned to nobody').waitFor()
     await panel.getByRole('button', { name: 'Assign to me' }).click()
@@ -168,10 +161,10 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
 
   it('when an operator opens the queue on a 390 px phone, then rows are cards with status and age on screen, the filters fold away, and nothing scrolls sideways', async () => {
     const { operator, tag } = await queueOfThree()
-    const email = unique('wo-phone')
+    const email = uniqueEmail('wo-phone')
     await consoleUser(operator, email)
     const page = await newPage(PHONE)
-    await signIn(page, t.baseUrl, email, PASSWORD, `/console/work-orders?q=${tag}&sort=-age`)
+    await signIn(page, t.baseUrl, email, CONSOLE_PASSWORD, `/console/work-orders?q=${tag}&sort=-age`)
     await expect.poll(() => employers(page, tag)).toEqual(['Initech', 'Hooli', 'Globex'])
     expect(Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))).toBeLessThanOrEqual(0)
     const firstCard = page.locator('table.queue-table tbody tr').first()

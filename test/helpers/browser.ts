@@ -10,6 +10,8 @@ import { startTestApp, systemActor, type Credential, type TestApp } from './test
 export const SCREENSHOT_DIRECTORY = 'test-results/console'
 
 export const DESKTOP = { width: 1280, height: 900 }
+/** The laptop size the queue issue (17) was reported at. */
+export const LAPTOP = { width: 1440, height: 900 }
 export const PHONE = { width: 390, height: 844 }
 
 /**
@@ -61,12 +63,22 @@ export const uniqueEmail = (name: string) => `${name}.${Math.random().toString(3
 
 export type ConsoleServer = TestApp & { baseUrl: string }
 
+/** What consoleInBrowser gives a test file. */
+export interface ConsoleInBrowser {
+  readonly server: ConsoleServer
+  readonly browser: Browser
+  /** A page of a fresh browser context (see freshPage), LAPTOP-sized unless told. */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>
+  /** A console user of the credential's account who signs in with CONSOLE_PASSWORD. */
+  consoleUser(who: Credential, email: string, roleNames?: RoleNameValue[]): ReturnType<typeof consoleUserWithPassword>
+}
+
 /**
  * A console server and a browser for a test file: started before its tests, closed after them.
  * Call it at the file's top level; read `server` and `browser` inside the tests. Without a
  * browser the file fails here (test/global-setup.ts already skipped it unless one is required).
  */
-export function consoleInBrowser(): { readonly server: ConsoleServer; readonly browser: Browser } {
+export function consoleInBrowser(): ConsoleInBrowser {
   const chromium = inject('chromium')
   let server: ConsoleServer | undefined
   let browser: Browser | undefined
@@ -79,7 +91,7 @@ export function consoleInBrowser(): { readonly server: ConsoleServer; readonly b
     await browser?.close()
     await server?.close()
   })
-  return {
+  const session: ConsoleInBrowser = {
     get server() {
       if (!server) throw new Error('the console server starts in beforeAll')
       return server
@@ -88,7 +100,10 @@ export function consoleInBrowser(): { readonly server: ConsoleServer; readonly b
       if (!browser) throw new Error('the browser starts in beforeAll')
       return browser
     },
+    newPage: (viewport = LAPTOP) => freshPage(session.browser, viewport),
+    consoleUser: (who, email, roleNames = []) => consoleUserWithPassword(session.server, who, email, roleNames),
   }
+  return session
 }
 
 /** A console user of the credential's account who signs in with CONSOLE_PASSWORD. */
