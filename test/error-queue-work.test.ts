@@ -117,6 +117,24 @@ describe('what a person reads on each error', () => {
     expect(single).toMatchObject({ member_name: `Alice Quill-${q.tag}`, employer_name: `Carrow Foundry ${q.tag}`, account_name: `Platform A ${q.tag}` })
   })
 
+  it('when a member, plan, employer, account or assigned person is renamed, then the errors show the new name at once', async () => {
+    const q = await queue()
+    const user = await registerUser(t, q.a, `namer-${uuidv7()}@example.com`, [])
+    expect((await assign(q.a, q.e1, user.id)).statusCode).toBe(200)
+    const plan = (await t.db.selectFrom('errors').select('plan_id').where('id', '=', q.e3).executeTakeFirstOrThrow()).plan_id!
+    await rename(q.alice, 'Alicia', `Quillon-${q.tag}`)
+    await t.db.updateTable('plans').set({ description: `Platinum PPO ${q.tag}` }).where('id', '=', plan).execute()
+    await t.db.updateTable('groups').set({ organization_name: `Carrow Works ${q.tag}` }).where('id', '=', q.setupA.group.id).execute()
+    await t.db.updateTable('accounts').set({ name: `Platform A renamed ${q.tag}` }).where('id', '=', q.a.accountId).execute()
+    await t.db.updateTable('users').set({ email: `renamed-${user.email}` }).where('id', '=', user.id).execute()
+    const byId = new Map((await errorsOf(q.a, `/coverage_periods/${q.setupA.coveragePeriod.id}/errors?per_page=100`)).map((e) => [e.id, e]))
+    expect(byId.get(q.e1)).toMatchObject({ member_name: `Alicia Quillon-${q.tag}`, employer_name: `Carrow Works ${q.tag}`, account_name: `Platform A renamed ${q.tag}`, assigned_user: { id: user.id, email: `renamed-${user.email}` } })
+    expect(byId.get(q.e3)).toMatchObject({ plan_name: `Platinum PPO ${q.tag}`, member_name: null })
+    // The single read and the other account's errors agree: nothing else was touched.
+    expect((await get(q.a, `/errors/${q.e1}`)).json().error).toMatchObject({ member_name: `Alicia Quillon-${q.tag}` })
+    expect((await get(q.b, `/errors/${q.eB}`)).json().error.account_name).toBe((await t.db.selectFrom('accounts').select('name').where('id', '=', q.b.accountId).executeTakeFirstOrThrow()).name)
+  })
+
   it('when an error is returned, then its age counts from the return', async () => {
     const q = await queue()
     expect((await get(q.a, `/errors/${q.e1}`)).json().error.age_seconds).toBeGreaterThanOrEqual(3 * DAY)

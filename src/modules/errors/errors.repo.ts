@@ -53,38 +53,20 @@ const errorJson = sql<string>`(case when e.comment_count = 0 and e.created_by_us
     || ',' || substr(e.rendered, ${sql.lit(RENDERED_PREFIX.length + 1)}) end)`
 
 /**
- * What a person reads in the queue beside the error itself (issue 17): who works it, how long it
- * has waited, and names instead of ids. Looked up at read time because names change and age
- * grows; the trigger-rendered part above cannot hold them. The names come through `nameJoins`
- * (aliases qu, qm, qp, qg, qa), which every query using this must add after `errors e`: as
- * joins they cost a third of a subquery per name and row (1.3 against 4.6 ms for a page of 100).
+ * The whole error resource (alias e): the rendered object, which carries the names a person
+ * reads in the queue (migration 0023 renders them on write), with the age appended before its
+ * closing brace, since the age grows between writes: how long the error has waited, counted
+ * from `aged_from` (raised, reopened or last returned).
  */
-const queueFieldsJson = sql<string>`json_build_object(
-  'assigned_user', case when qu.id is null then null else json_build_object('id', qu.id, 'email', qu.email) end,
-  'age_seconds', greatest(0, floor(extract(epoch from (now() - e.aged_from))))::bigint,
-  'member_name', case when qm.id is null then null else qm.first_name || ' ' || qm.last_name end,
-  'plan_name', qp.description,
-  'employer_name', qg.organization_name,
-  'account_id', e.account_id,
-  'account_name', qa.name)::text`
-
-/** The rows queueFieldsJson names, joined to errors alias e. */
-const nameJoins = sql`join groups qg on qg.id = e.group_id
-  join accounts qa on qa.id = e.account_id
-  left join members qm on qm.id = e.member_id
-  left join plans qp on qp.id = e.plan_id
-  left join users qu on qu.id = e.assigned_user_id`
-
-/** The whole error resource (alias e, with nameJoins): the rendered object with the queue fields appended before its closing brace. */
-const fullErrorJson = sql<string>`(left(${errorJson}, -1) || ',' || substr(${queueFieldsJson}, 2))`
+const fullErrorJson = sql<string>`(left(${errorJson}, -1) || ',"age_seconds":' || greatest(0, floor(extract(epoch from (now() - e.aged_from))))::bigint || '}')`
 
 // GET /errors/{id}: the error, its creator and every comment with its author, as JSON, in one
-// prepared round trip; it is on the benchmarked read path. Null when no such error is in scope.
-const detailInAccount = prepare<{ json: string | null }, [id: string, accountId: string]>(2, (db, [id, accountId]) =>
-  db.selectNoFrom(sql<string | null>`(select ${fullErrorJson} from errors e ${nameJoins} where e.id = ${id} and e.account_id = ${accountId})`.as('json')),
+// prepared round trip; it is on the benchmarked read path.
+const detailInAccount = prepare<{ json: string }, [id: string, accountId: string]>(2, (db, [id, accountId]) =>
+  db.selectFrom('errors as e').select(fullErrorJson.as('json')).where('e.id', '=', id!).where('e.account_id', '=', accountId!),
 )
-const detailAnyAccount = prepare<{ json: string | null }, [id: string]>(1, (db, [id]) =>
-  db.selectNoFrom(sql<string | null>`(select ${fullErrorJson} from errors e ${nameJoins} where e.id = ${id})`.as('json')),
+const detailAnyAccount = prepare<{ json: string }, [id: string]>(1, (db, [id]) =>
+  db.selectFrom('errors as e').select(fullErrorJson.as('json')).where('e.id', '=', id!),
 )
 
 /** Several errors as JSON text, in the order of `ids` (the answer of a bulk assignment). */
@@ -92,7 +74,7 @@ export async function findErrorsJson(db: Executor, ids: readonly string[]): Prom
   const row = await db
     .selectNoFrom(
       sql<JsonText<ErrorResource[]>>`(select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by array_position(${ids}::uuid[], e.id)), '') || ']'
-        from errors e ${nameJoins} where e.id = any(${ids}::uuid[]))`.as('json'),
+        from errors e where e.id = any(${ids}::uuid[]))`.as('json'),
     )
     .executeTakeFirstOrThrow()
   return row.json
@@ -100,7 +82,7 @@ export async function findErrorsJson(db: Executor, ids: readonly string[]): Prom
 
 export async function findErrorJson(db: Executor, scope: AccountScope, id: string): Promise<JsonText<ErrorResource> | undefined> {
   const rows = scope ? await detailInAccount(db, id, scope) : await detailAnyAccount(db, id)
-  return rows[0]?.json ?? undefined
+  return rows[0]?.json
 }
 
 const idInAccount = prepare<{ id: string }, [id: string, accountId: string]>(2, (db, [id, accountId]) =>
@@ -320,8 +302,7 @@ function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filte
     sql<JsonText<ErrorResource[]>>`(
       select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by ${orderOf(sort, 'e')}), '') || ']'
         from (select t.id from errors t where ${condition} order by ${orderOf(sort, 't')} limit ${limit} offset ${skip}) page
-        join errors e on e.id = page.id
-        ${nameJoins})`.as('errors'),
+        join errors e on e.id = page.id)`.as('errors'),
   ])
 }
 type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
