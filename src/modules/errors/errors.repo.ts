@@ -181,6 +181,8 @@ function mayName(filters: ResolvedFilters): boolean {
   return memberIds !== null && memberIds.length + groupIds.length <= NAMED_SEARCH_MAX
 }
 
+// The expressions of the trigram indexes of migration 0019, word for word: PostgreSQL uses an
+// expression index only for the same expression.
 const memberSearched = (pattern: string) => sql`lower(m.first_name || ' ' || m.last_name || ' ' || m.external_identifier) like lower(${pattern})`
 const groupSearched = (pattern: string) => sql`lower(g.organization_name || ' ' || g.external_identifier) like lower(${pattern})`
 
