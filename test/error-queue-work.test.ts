@@ -166,6 +166,11 @@ describe('filters and search', () => {
     // The employer's name and the group's identifier find every error of the group.
     expect((await search(`foundry ${q.tag}`)).sort()).toEqual([q.e1, q.e2, q.e3].sort())
     expect((await search(`grp-${q.tag}`)).sort()).toEqual([q.e1, q.e2, q.e3].sort())
+    // An error found both by its member's name and by its employer's is listed and counted once.
+    const both = await get(operator, `/errors?q=${q.tag}&account_id=${q.a.accountId}&per_page=100`)
+    expect(both.json().errors.map((e: ErrorJson) => e.id).sort()).toEqual([q.e1, q.e2, q.e3].sort())
+    expect(both.headers.total).toBe('3')
+    expect((await get(operator, `/errors/counts?q=${q.tag}&account_id=${q.a.accountId}`)).json().counts.total).toBe(3)
     // LIKE's wildcards are plain characters: `_` matches only an underscore, `%` only a percent sign.
     expect(await search(`smith_ers-${q.tag}`)).toEqual([q.e2])
     expect(await search(`smithxers-${q.tag}`)).toEqual([])
