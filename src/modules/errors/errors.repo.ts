@@ -152,21 +152,22 @@ const QUEUE_STATEMENTS = statementBudget(100)
  */
 const LITERAL_PAGE_SIZES: ReadonlySet<number> = new Set([10, 25, 50, 100])
 
-/** The most members an export's search is resolved to before querying errors; past it the search stays a subquery. */
+/** The most members a search is resolved to before querying errors; past it the search stays a subquery. */
 const SEARCH_ID_LIMIT = 5000
 
-/**
- * The members and groups a search text names, found first (by the trigram indexes of migration 0019)
- * for the CSV export: its hundred keyset pages then match errors by these ids instead of searching
- * again per page. A list page or counts search in one statement instead (searchHits).
- */
+/** The members and groups a search text names, found first (by the trigram indexes of migration 0019). */
 export interface SearchTargets {
-  /** Null when more than SEARCH_ID_LIMIT members match: the errors are then matched by subquery. */
-  memberIds: string[] | null
+  /**
+   * The matching members: how many, and their ids as one PostgreSQL array literal (`{…}`) as the
+   * database built it, bound as is (a thousand ids parsed into strings and quoted back cost the
+   * server more than the query). Null when more than SEARCH_ID_LIMIT match: the errors are then
+   * matched by subquery.
+   */
+  members: { count: number; ids: string } | null
   groupIds: string[]
 }
 
-/** Filters with the search resolved to ids; what the export queries with. */
+/** Filters with the search resolved to ids; what the listing, the counts and the export query with. */
 export type ResolvedFilters = ErrorFilters & { search?: SearchTargets }
 
 /**
@@ -181,8 +182,8 @@ const NAMED_SEARCH_MAX = 50
 /** Whether a query with these filters may run as a named statement (see NAMED_SEARCH_MAX). */
 function mayName(filters: ResolvedFilters): boolean {
   if (!filters.q) return true
-  const { memberIds, groupIds } = filters.search ?? { memberIds: null, groupIds: [] }
-  return memberIds !== null && memberIds.length + groupIds.length <= NAMED_SEARCH_MAX
+  const { members, groupIds } = filters.search ?? { members: null, groupIds: [] }
+  return members !== null && members.count + groupIds.length <= NAMED_SEARCH_MAX
 }
 
 // The expressions of the trigram indexes of migration 0019, word for word: PostgreSQL uses an
@@ -191,22 +192,28 @@ const memberSearched = (pattern: string) => sql`lower(m.first_name || ' ' || m.l
 const groupSearched = (pattern: string) => sql`lower(g.organization_name || ' ' || g.external_identifier) like lower(${pattern})`
 
 /**
- * Resolves `q` to the members and groups it names, in the caller's account, for the export's pages:
- * errors are then found through their member and group indexes. Written as one condition (a
- * subquery per side, ORed), PostgreSQL read every error of the coverage period for each page.
+ * Resolves `q` to the members and groups it names, in the caller's account: errors are then found
+ * through their member and group indexes. Written as one condition (a subquery per side, ORed),
+ * PostgreSQL read every error of the coverage period for each search (bench:queue, issue 17).
  */
 export async function resolveSearch(db: Executor, filters: ErrorFilters, accountScope: AccountScope): Promise<ResolvedFilters> {
   if (!filters.q || 'search' in filters) return filters
   const pattern = `%${likeLiteral(filters.q)}%`
   const inAccount = (alias: 'm' | 'g') => (accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${accountScope}` : sql``)
   const [members, groups] = await Promise.all([
-    executeNamed(db, sql<{ id: string }>`select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}`, true, QUEUE_STATEMENTS),
+    executeNamed(
+      db,
+      sql<{ count: number; ids: string | null }>`select count(*)::int as count, array_agg(s.id)::text as ids
+        from (select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}) s`,
+      true,
+      QUEUE_STATEMENTS,
+    ),
     executeNamed(db, sql<{ id: string }>`select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}`, true, QUEUE_STATEMENTS),
   ])
   return {
     ...filters,
     search: {
-      memberIds: members.rows.length > SEARCH_ID_LIMIT ? null : members.rows.map((row) => row.id),
+      members: members.rows[0]!.count > SEARCH_ID_LIMIT ? null : { count: members.rows[0]!.count, ids: members.rows[0]!.ids ?? '{}' },
       groupIds: groups.rows.map((row) => row.id),
     },
   }
@@ -219,10 +226,10 @@ export async function resolveSearch(db: Executor, filters: ErrorFilters, account
 function searchCondition(q: string, search: SearchTargets | undefined): RawBuilder<unknown> {
   const pattern = `%${likeLiteral(q)}%`
   const byMember =
-    search?.memberIds === null || search === undefined
+    search?.members === null || search === undefined
       ? sql`t.member_id in (select m.id from members m where ${memberSearched(pattern)})`
-      : search.memberIds.length > 0
-        ? sql`t.member_id = any(${arrayLiteral(search.memberIds)}::uuid[])`
+      : search.members.count > 0
+        ? sql`t.member_id = any(${search.members.ids}::uuid[])`
         : null
   const byGroup =
     search === undefined
@@ -314,39 +321,35 @@ function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filte
 type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
 
 /**
- * The errors a search (`q`) matches, with the given columns, as the body of a CTE: the errors of
- * the members whose name or external identifier contains the text, then those of the groups whose
- * organization name or external identifier does (less the ones already found by their member, so
- * the two parts are disjoint and need no de-duplication).
- *
- * The members are found by trigram (migration 0019), their errors by errors_member_idx, which
- * carries every column filtered, sorted or counted on (migration 0024): the matching errors are
- * counted and the page's ids chosen from index entries alone, without reading an error row.
- *
- * The search text is a parameter, so one statement text serves every search of a shape and is
- * planned once per connection. Its generic plan is the one wanted for any text: members first,
- * then their errors, whose cost follows the number of matches, which counting them needs anyway.
- * (With the ids of the matching members written into the SQL, each search was planned afresh and
- * counted its errors in a second pass: twice the database time, bench:queue.)
+ * The ids of the members a search names (an array literal, see SearchTargets), when they alone answer it: no group matches, and at most
+ * SEARCH_ID_LIMIT members do. The usual search (a person's name or identifier) is this one.
  */
-function searchHits(where: ErrorListScope, filters: ErrorFilters, columns: readonly string[]): RawBuilder<unknown> {
-  const pattern = `%${likeLiteral(filters.q!)}%`
-  const selected = sql.raw([...new Set(['id', ...columns])].map((column) => `t.${column}`).join(', '))
-  const inAccount = (alias: 'm' | 'g') => (where.accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${where.accountScope}` : sql``)
-  const conditions = and([...scopeConditions(where, filters), ...rowConditions({ ...filters, q: undefined })])
-  return sql`select ${selected} from members m join errors t on t.member_id = m.id
-      where ${memberSearched(pattern)} ${inAccount('m')} and ${conditions}
-    union all
-    select ${selected} from groups g join errors t on t.group_id = g.id
-      where ${groupSearched(pattern)} ${inAccount('g')} and ${conditions}
-        and not exists (select 1 from members m where m.id = t.member_id and ${memberSearched(pattern)})`
+function searchedMembersOnly(filters: ResolvedFilters): string | undefined {
+  const search = filters.search
+  return filters.q && search && search.members !== null && search.groupIds.length === 0 ? search.members.ids : undefined
 }
 
-/** A searched page and its total (see searchHits), in one statement (one snapshot) as listQuery's are. */
-function searchListQuery(where: ErrorListScope, filters: ErrorFilters, perPage: number, offset: unknown, sort: ErrorSort): RawBuilder<ListRow> {
+/**
+ * The errors of these members that match the other filters, with the given columns, as the body of
+ * a CTE. errors_member_idx carries every column filtered, sorted or counted on (migration 0024),
+ * so the matching errors are counted and the page's ids chosen from index entries alone, in one
+ * pass, without reading an error row. The ids are one bound array, so one statement text serves
+ * every such search and is planned once per connection; its plan (the members' entries, then a
+ * sort of their few thousand errors) suits any number of members up to SEARCH_ID_LIMIT. With the
+ * ids written into the SQL, each search was planned afresh and read the errors twice, to count and
+ * to page: twice the database time (bench:queue, issue 17).
+ */
+function memberHits(where: ErrorListScope, filters: ErrorFilters, memberIds: string, columns: readonly string[]): RawBuilder<unknown> {
+  const selected = sql.raw([...new Set(['id', ...columns])].map((column) => `t.${column}`).join(', '))
+  const conditions = and([...scopeConditions(where, filters), ...rowConditions({ ...filters, q: undefined })])
+  return sql`select ${selected} from errors t where t.member_id = any(${memberIds}::uuid[]) and ${conditions}`
+}
+
+/** A page of some members' errors and its total (see memberHits), in one statement (one snapshot) as listQuery's are. */
+function memberListQuery(where: ErrorListScope, filters: ErrorFilters, memberIds: string, perPage: number, offset: unknown, sort: ErrorSort): RawBuilder<ListRow> {
   const limit = LITERAL_PAGE_SIZES.has(perPage) ? sql.lit(perPage) : sql`${perPage}`
   const skip = offset === 0 ? sql.lit(0) : sql`${offset}`
-  return sql<ListRow>`with hits as materialized (${searchHits(where, filters, ORDERINGS[sort].columns)})
+  return sql<ListRow>`with hits as materialized (${memberHits(where, filters, memberIds, ORDERINGS[sort].columns)})
     select (select count(*)::int from hits) as total,
       (select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by ${orderOf(sort, 'e')}), '') || ']'
          from (select t.id from hits t order by ${orderOf(sort, 't')} limit ${limit} offset ${skip}) page
@@ -400,28 +403,32 @@ export async function listErrors(db: Executor, where: ErrorListScope, filters: E
     const rows = offset === 0 ? await preparedList(shape, pageReq.perPage, true)(db, ...params) : await preparedList(shape, pageReq.perPage, false)(db, ...params, offset)
     return rows[0]!
   }
-  // Named too: a filtered, sorted or searched page is planned once per connection, not on every request.
-  const query = filters.q
-    ? searchListQuery(where, filters, pageReq.perPage, offsetOf(pageReq), sort).compile(db)
-    : listQuery(db, where, filters, pageReq.perPage, offsetOf(pageReq), sort).compile()
-  const result = await executeNamedCompiled(db, query, LITERAL_PAGE_SIZES.has(pageReq.perPage), QUEUE_STATEMENTS)
+  // Named too, when it can be: a filtered, sorted or searched page is planned once per connection, not on every request.
+  const resolved = await resolveSearch(db, filters, where.accountScope)
+  const memberIds = searchedMembersOnly(resolved)
+  const query = memberIds
+    ? memberListQuery(where, resolved, memberIds, pageReq.perPage, offsetOf(pageReq), sort).compile(db)
+    : listQuery(db, where, resolved, pageReq.perPage, offsetOf(pageReq), sort).compile()
+  const named = (memberIds !== undefined || mayName(resolved)) && LITERAL_PAGE_SIZES.has(pageReq.perPage)
+  const result = await executeNamedCompiled(db, query, named, QUEUE_STATEMENTS)
   return result.rows[0]!
 }
 
 /** How many errors match, by status and severity, in one statement (GET /errors/counts). */
 export async function countErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters): Promise<ErrorCounts> {
-  const scope = scopeConditions(where, filters)
-  const rows = rowConditions(filters)
+  const resolved = await resolveSearch(db, filters, where.accountScope)
+  const memberIds = searchedMembersOnly(resolved)
+  const scope = scopeConditions(where, resolved)
+  const rows = rowConditions(resolved)
   type Group = { status: string; severity: string; n: number }
   // As for totals: sums over error_counts unless a filter only the errors themselves can answer.
-  const grouped = filters.q
-    ? sql<Group>`with hits as materialized (${searchHits(where, filters, ['status', 'severity'])})
-        select t.status, t.severity, count(*)::int as n from hits t group by t.status, t.severity`
+  const grouped = memberIds
+    ? sql<Group>`select t.status, t.severity, count(*)::int as n from (${memberHits(where, resolved, memberIds, ['status', 'severity'])}) t group by t.status, t.severity`
     : rows.length === 0
       ? sql<Group>`select t.status, t.severity, coalesce(sum(t.delta), 0)::int as n from error_counts t where ${and(scope)} group by t.status, t.severity`
       : sql<Group>`select t.status, t.severity, count(*)::int as n from errors t where ${and([...scope, ...rows])} group by t.status, t.severity`
   const counts: ErrorCounts = { total: 0, by_status: { unresolved: 0, returned: 0, resolved: 0 }, by_severity: { failure: 0, warning: 0, info: 0 } }
-  for (const row of (await executeNamed(db, grouped, true, QUEUE_STATEMENTS)).rows) {
+  for (const row of (await executeNamed(db, grouped, memberIds !== undefined || mayName(resolved), QUEUE_STATEMENTS)).rows) {
     counts.total += row.n
     counts.by_status[row.status as keyof ErrorCounts['by_status']] += row.n
     counts.by_severity[row.severity as keyof ErrorCounts['by_severity']] += row.n
