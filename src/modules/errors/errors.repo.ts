@@ -152,7 +152,7 @@ const QUEUE_STATEMENTS = statementBudget(100)
  */
 const LITERAL_PAGE_SIZES: ReadonlySet<number> = new Set([10, 25, 50, 100])
 
-/** The most members a search is resolved to before querying errors; past it the search stays a subquery. */
+/** The most members (or groups) a search is resolved to before querying errors; past it the search stays a subquery. */
 const SEARCH_ID_LIMIT = 5000
 
 /** The members and groups a search text names, found first (by the trigram indexes of migration 0019). */
@@ -164,7 +164,8 @@ export interface SearchTargets {
    * matched by subquery.
    */
   members: { count: number; ids: string } | null
-  groupIds: string[]
+  /** Null when more than SEARCH_ID_LIMIT groups match, as for members. */
+  groupIds: string[] | null
 }
 
 /** Filters with the search resolved to ids; what the listing, the counts and the export query with. */
@@ -182,8 +183,8 @@ const NAMED_SEARCH_MAX = 50
 /** Whether a query with these filters may run as a named statement (see NAMED_SEARCH_MAX). */
 function mayName(filters: ResolvedFilters): boolean {
   if (!filters.q) return true
-  const { members, groupIds } = filters.search ?? { members: null, groupIds: [] }
-  return members !== null && members.count + groupIds.length <= NAMED_SEARCH_MAX
+  const { members, groupIds } = filters.search ?? { members: null, groupIds: null }
+  return members !== null && groupIds !== null && members.count + groupIds.length <= NAMED_SEARCH_MAX
 }
 
 // The expressions of the trigram indexes of migration 0019, word for word: PostgreSQL uses an
@@ -200,21 +201,24 @@ export async function resolveSearch(db: Executor, filters: ErrorFilters, account
   if (!filters.q || 'search' in filters) return filters
   const pattern = `%${likeLiteral(filters.q)}%`
   const inAccount = (alias: 'm' | 'g') => (accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${accountScope}` : sql``)
-  const [members, groups] = await Promise.all([
-    executeNamed(
-      db,
-      sql<{ count: number; ids: string | null }>`select count(*)::int as count, array_agg(s.id)::text as ids
-        from (select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}) s`,
-      true,
-      QUEUE_STATEMENTS,
-    ),
-    executeNamed(db, sql<{ id: string }>`select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}`, true, QUEUE_STATEMENTS),
-  ])
+  // One round trip for both: a search is a few milliseconds of database time, and each statement
+  // costs the server a few tenths of one.
+  const result = await executeNamed(
+    db,
+    sql<{ member_count: number; member_ids: string | null; group_ids: string[] }>`select s.member_count, s.member_ids,
+        (select coalesce(array_agg(g.id::text), '{}')
+           from (select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')} limit ${SEARCH_ID_LIMIT + 1}) g) as group_ids
+      from (select count(*)::int as member_count, array_agg(m.id)::text as member_ids
+              from (select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')} limit ${SEARCH_ID_LIMIT + 1}) m) s`,
+    true,
+    QUEUE_STATEMENTS,
+  )
+  const found = result.rows[0]!
   return {
     ...filters,
     search: {
-      members: members.rows[0]!.count > SEARCH_ID_LIMIT ? null : { count: members.rows[0]!.count, ids: members.rows[0]!.ids ?? '{}' },
-      groupIds: groups.rows.map((row) => row.id),
+      members: found.member_count > SEARCH_ID_LIMIT ? null : { count: found.member_count, ids: found.member_ids ?? '{}' },
+      groupIds: found.group_ids.length > SEARCH_ID_LIMIT ? null : found.group_ids,
     },
   }
 }
@@ -232,7 +236,7 @@ function searchCondition(q: string, search: SearchTargets | undefined): RawBuild
         ? sql`t.member_id = any(${search.members.ids}::uuid[])`
         : null
   const byGroup =
-    search === undefined
+    search?.groupIds === null || search === undefined
       ? sql`t.group_id in (select g.id from groups g where ${groupSearched(pattern)})`
       : search.groupIds.length > 0
         ? sql`t.group_id = any(${arrayLiteral(search.groupIds)}::uuid[])`
@@ -326,7 +330,7 @@ type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
  */
 function searchedMembersOnly(filters: ResolvedFilters): string | undefined {
   const search = filters.search
-  return filters.q && search && search.members !== null && search.groupIds.length === 0 ? search.members.ids : undefined
+  return filters.q && search && search.members !== null && search.groupIds?.length === 0 ? search.members.ids : undefined
 }
 
 /**
