@@ -179,6 +179,21 @@ describe('filters and search', () => {
     expect(await idsOf(operator, `/errors?q=foundry%20${q.tag}&severity=warning`)).toEqual([q.e2])
   })
 
+  it('when a search names more than 5,000 members, then it still finds and counts every matching error', async () => {
+    const q = await queue()
+    // 5,001 more members whose names contain Alice's, past the count a search resolves to ids (it
+    // then matches by subquery); only Alice has an error.
+    await sql`insert into members (id, account_id, group_id, kind, external_identifier, first_name, last_name, birth_date, gender, emails, phone_numbers)
+      select gen_random_uuid(), ${q.a.accountId}, ${q.setupA.group.id}, 'subscriber', 'wide-' || ${q.tag} || '-' || n, 'Wide', 'Quill-' || ${q.tag} || '-' || n, date '1980-01-01', 'female', '[]', '[]'
+        from generate_series(1, 5001) as n`.execute(t.db)
+    const cp = q.setupA.coveragePeriod.id
+    const listed = await get(q.a, `/coverage_periods/${cp}/errors?q=quill-${q.tag}&per_page=10`)
+    expect(listed.statusCode, listed.body).toBe(200)
+    expect(listed.json().errors.map((e: ErrorJson) => e.id)).toEqual([q.e1])
+    expect(listed.headers.total).toBe('1')
+    expect((await get(q.a, `/coverage_periods/${cp}/errors/counts?q=quill-${q.tag}`)).json().counts.total).toBe(1)
+  })
+
   it('when a filter value is not one the API knows, then 422 names the parameter', async () => {
     const res = await get(operator, '/errors?sort=colour&assigned_user_id=someone&q=')
     expectProblem(res, 422, 'validation_failed')
