@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { uuidv7 } from '../src/lib/ids.js'
+import { raiseByHand, registerUser } from './helpers/error-fixtures.js'
+import { insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
+import { call, expectProblem, startTestApp, type Credential, type TestApp } from './helpers/test-app.js'
+
+/**
+ * Issue 17's queue API under inputs a careless or hostile client sends: ids in another case,
+ * headers the service did not expect, instants JavaScript cannot hold, Accept values that
+ * refuse a type. Every one answers a precise problem or a normal answer, never a 500.
+ */
+
+let t: TestApp
+let operator: Credential
+beforeAll(async () => {
+  t = await startTestApp()
+  operator = await t.newOperator()
+})
+afterAll(async () => t?.close())
+
+interface Queue {
+  partner: Credential
+  setup: ReadySetup
+  user: { id: string; email: string }
+  errorIds: string[]
+}
+
+/** A partner with a user and two errors held by the partner. */
+async function queue(): Promise<Queue> {
+  const partner = await t.newPartner()
+  const setup = await insertReadySetup(t.db, partner.accountId)
+  const user = await registerUser(t, partner, `edge-${uuidv7()}@example.com`)
+  const errorIds: string[] = []
+  for (const parameter of ['gender', 'region']) {
+    const res = await raiseByHand(t, operator, setup.coveragePeriod.id, { source: 'manual', discrepancy: { parameter, carrier: 'a', platform: 'b' }, assignee: 'partner' })
+    expect(res.statusCode, res.body).toBe(201)
+    errorIds.push(res.json().error.id as string)
+  }
+  return { partner, setup, user, errorIds }
+}
+
+describe('bulk assignment and the case of ids', () => {
+  it('when a bulk assignment names errors by upper-case ids, then they are assigned as with lower-case ones', async () => {
+    const q = await queue()
+    // Every other route takes an upper-case UUID (the format is case-insensitive): so must this one.
+    const res = await call(t.app, q.partner, 'POST', '/errors/assignments', { assignment: { user_id: q.user.id, error_ids: q.errorIds.map((id) => id.toUpperCase()) } })
+    expect(res.statusCode, res.body).toBe(200)
+    const errors = res.json().errors as { id: string; assigned_user: { id: string } | null }[]
+    expect(errors.map((e) => e.id)).toEqual(q.errorIds)
+    expect(errors.map((e) => e.assigned_user?.id)).toEqual([q.user.id, q.user.id])
+  })
+
+  it('when one error is named twice in different case, then 422 at the repeat, as for an exact repeat, and nothing changes', async () => {
+    const q = await queue()
+    const [first] = q.errorIds
+    const res = await call(t.app, q.partner, 'POST', '/errors/assignments', { assignment: { user_id: q.user.id, error_ids: [first!, first!.toUpperCase()] } })
+    expectProblem(res, 422, 'validation_failed')
+    expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/assignment/error_ids/1', code: 'invalid_uniqueitems' })])
+    const after = await call(t.app, q.partner, 'GET', `/errors/${first}`)
+    expect(after.json().error.assigned_user).toBeNull()
+  })
+
+  it("when upper-case ids mix with another account's, then only the foreign one is refused, at its pointer", async () => {
+    const q = await queue()
+    const other = await queue()
+    const res = await call(t.app, q.partner, 'POST', '/errors/assignments', {
+      assignment: { user_id: q.user.id, error_ids: [q.errorIds[0]!.toUpperCase(), other.errorIds[0]!.toUpperCase()] },
+    })
+    expectProblem(res, 422, 'validation_failed')
+    expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/assignment/error_ids/1', code: 'error_not_found' })])
+  })
+})
