@@ -70,3 +70,20 @@ describe('bulk assignment and the case of ids', () => {
     expect(res.json().errors).toEqual([expect.objectContaining({ pointer: '/assignment/error_ids/1', code: 'error_not_found' })])
   })
 })
+
+describe('the Link header and the Host header', () => {
+  it('when the Host header is not a valid authority, then the paginated lists still answer, with relative links', async () => {
+    const q = await queue()
+    for (const host of ['bad host', 'example.com:99999', '[::1']) {
+      for (const url of ['/errors?per_page=1', `/coverage_periods/${q.setup.coveragePeriod.id}/errors?per_page=1`, `/errors/${q.errorIds[0]}/history`]) {
+        const res = await call(t.app, q.partner, 'GET', url, undefined, { host })
+        expect(res.statusCode, `${host} ${url}: ${res.body}`).toBe(200)
+        // RFC 8288 allows a relative reference; it resolves against the URL the client asked for.
+        expect(res.headers.link, host).toMatch(/^<\/[^>]*page=1[^>]*>; rel="first"/)
+      }
+    }
+    // A valid Host still gives absolute links.
+    const normal = await call(t.app, q.partner, 'GET', '/errors?per_page=1', undefined, { host: 'queue.example.com' })
+    expect(normal.headers.link).toContain('<http://queue.example.com/errors?per_page=1&page=1>; rel="first"')
+  })
+})
