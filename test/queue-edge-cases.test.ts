@@ -87,3 +87,15 @@ describe('the Link header and the Host header', () => {
     expect(normal.headers.link).toContain('<http://queue.example.com/errors?per_page=1&page=1>; rel="first"')
   })
 })
+
+describe('audit log date range', () => {
+  it('when created_after or created_before is a leap second, then 422 naming it, not a 500', async () => {
+    for (const parameter of ['created_after', 'created_before']) {
+      const res = await call(t.app, operator, 'GET', `/audit_events?${parameter}=2016-12-31T23:59:60Z`)
+      expectProblem(res, 422, 'validation_failed')
+      expect(res.json().errors).toEqual([expect.objectContaining({ parameter, code: 'invalid_format' })])
+    }
+    // Instants JavaScript holds still filter.
+    expect((await call(t.app, operator, 'GET', '/audit_events?created_after=2016-12-31T23:59:59.999Z&created_before=0001-01-01T00:00:00Z')).statusCode).toBe(200)
+  })
+})
