@@ -99,3 +99,21 @@ describe('audit log date range', () => {
     expect((await call(t.app, operator, 'GET', '/audit_events?created_after=2016-12-31T23:59:59.999Z&created_before=0001-01-01T00:00:00Z')).statusCode).toBe(200)
   })
 })
+
+describe('CSV negotiation', () => {
+  it('when Accept gives text/csv a q of 0 (not acceptable), then the lists answer JSON, not CSV', async () => {
+    const q = await queue()
+    for (const accept of ['text/csv;q=0', 'text/csv; q=0.000', 'application/json;q=0, text/csv;q=0']) {
+      const errors = await call(t.app, q.partner, 'GET', '/errors', undefined, { accept })
+      expect(errors.statusCode).toBe(200)
+      expect(errors.headers['content-type'], accept).toMatch(/^application\/json/)
+      const workOrders = await call(t.app, operator, 'GET', `/work_orders?account_id=${q.partner.accountId}`, undefined, { accept })
+      expect(workOrders.headers['content-type'], `work orders, ${accept}`).toMatch(/^application\/json/)
+    }
+    // What was CSV stays CSV.
+    for (const accept of ['text/csv', 'text/csv;q=0.1', 'application/json;q=0, text/csv;q=0.5', 'application/json;q=0.1, text/csv;q=0.2']) {
+      const res = await call(t.app, q.partner, 'GET', '/errors', undefined, { accept })
+      expect(res.headers['content-type'], accept).toMatch(/^text\/csv/)
+    }
+  })
+})

@@ -19,6 +19,9 @@ export function wantsCsv(request: FastifyRequest): boolean {
       if (media !== type && media !== `${type.split('/')[0]}/*` && media !== '*/*') continue
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
       const value = q ? Number(q.slice(2)) : 1
+      // q=0 says "not acceptable" (RFC 9110, 12.4.2): such a range never chooses its type. Left
+      // in, text/csv;q=0 won over a JSON the client had not named (quality -1) and got a file.
+      if (!(value > 0)) continue
       // An exact type counts over a wildcard of the same weight.
       best = Math.max(best, value + (media === type ? 0.0001 : 0))
     }
