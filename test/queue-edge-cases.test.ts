@@ -1,4 +1,6 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keysetCsvExport } from '../src/db/csv-export.js'
 import { uuidv7 } from '../src/lib/ids.js'
 import { raiseByHand, registerUser } from './helpers/error-fixtures.js'
 import { insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
@@ -115,5 +117,39 @@ describe('CSV negotiation', () => {
       const res = await call(t.app, q.partner, 'GET', '/errors', undefined, { accept })
       expect(res.headers['content-type'], accept).toMatch(/^text\/csv/)
     }
+  })
+})
+
+describe('the streamed export when the client goes away', () => {
+  it('when the client disconnects while a page is being read, then the export ends and lets the database go', async () => {
+    // The download's stream is destroyed (the client hung up) while the export reads a page in
+    // its transaction; on the embedded database that transaction holds the only connection.
+    let pagesRead = 0
+    const stream = keysetCsvExport<{ text: string; keys: string }>(
+      t.db,
+      [['Text', (row) => row.text]],
+      async (tx) => async (after, limit) => {
+        await sql`select 1`.execute(tx)
+        pagesRead++
+        if (pagesRead === 2) {
+          stream.destroy()
+          // The page's statement outlasts the hang-up, as a real read of 1,000 rows does.
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        const start = after ? Number(after[0]) + 1 : 0
+        return Array.from({ length: limit }, (_, i) => ({ text: 'x'.repeat(100), keys: JSON.stringify([String(start + i)]) }))
+      },
+      { pageRows: 10, stallMs: 300 },
+    )
+    stream.resume()
+    await new Promise((resolve) => stream.once('close', resolve))
+    // The transaction is over: the database answers another statement within a second, long
+    // before a forgotten export would let go (never: it waited for a 'close' already past).
+    const answered = await Promise.race([
+      sql<{ one: number }>`select 1 as one`.execute(t.db).then((r) => r.rows[0]!.one),
+      new Promise((resolve) => setTimeout(() => resolve('still held'), 2000)),
+    ])
+    expect(answered).toBe(1)
+    expect(pagesRead).toBe(2)
   })
 })
