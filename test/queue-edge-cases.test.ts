@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Writable } from 'node:stream'
 import { keysetCsvExport } from '../src/db/csv-export.js'
+import { maskPiiPathSegments } from '../src/http/access-log.js'
 import { uuidv7 } from '../src/lib/ids.js'
 import { raiseByHand, registerUser } from './helpers/error-fixtures.js'
 import { insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
@@ -151,5 +153,50 @@ describe('the streamed export when the client goes away', () => {
     ])
     expect(answered).toBe(1)
     expect(pagesRead).toBe(2)
+  })
+})
+
+// Each way the paths below spell the date (request ids are hex, so no shorter pattern is safe).
+const BIRTH_DATE_SPELLINGS = ['1985-03-14', '03-14-1985', '1985%2F03%2F14', '1985/03/14', '19850314']
+
+describe('a birth date where an id goes', () => {
+  it('when a path segment is a date, then neither the 404/405 detail nor the access log repeats it', async () => {
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const logged = await startTestApp({ database: t.database, logger: { level: 'info', stream: sink } })
+    try {
+      const partner = await t.newPartner()
+      // A client looking a member up by the wrong field puts the birth date where the id goes.
+      const asked: [string, string][] = [
+        ['PUT', '/errors/1985-03-14/history'],
+        ['GET', '/errors/1985-03-14/assignment'],
+        ['GET', '/errors/03-14-1985/history'],
+        ['PUT', '/coverage_periods/1985%2F03%2F14/errors'],
+        ['GET', '/no_such_route/19850314'],
+      ]
+      for (const [method, url] of asked) {
+        const res = await call(logged.app, partner, method as 'GET', url, method === 'PUT' ? {} : undefined)
+        expect([404, 405], url).toContain(res.statusCode)
+        for (const shown of BIRTH_DATE_SPELLINGS) expect(res.body, url).not.toContain(shown)
+      }
+      const text = lines.join('')
+      expect(text).toContain('request completed')
+      for (const shown of BIRTH_DATE_SPELLINGS) expect(text).not.toContain(shown)
+    } finally {
+      await logged.close()
+    }
+  })
+
+  it('when a segment only looks like a date in part, or is an id, then it is shown as it is', () => {
+    expect(maskPiiPathSegments('/errors/1985-03-14/history')).toBe('/errors/****-**-**/history')
+    expect(maskPiiPathSegments('/members/123-45-6789')).toBe('/members/***-**-6789')
+    expect(maskPiiPathSegments('/errors/01a21bfc-d2e6-7378-acb5-304e4317f778/history')).toBe('/errors/01a21bfc-d2e6-7378-acb5-304e4317f778/history')
+    expect(maskPiiPathSegments('/carriers/sandbox_edi')).toBe('/carriers/sandbox_edi')
+    expect(maskPiiPathSegments('/things/12345678')).toBe('/things/12345678')
   })
 })
