@@ -42,6 +42,14 @@ export function sendCsv(reply: FastifyReply, csv: Readable, stem: string): Fasti
 }
 
 /**
+ * Said of every export, since it changes values a program reading the file sees (lib/csv.ts): a
+ * cell that a spreadsheet would run as a formula gets a leading apostrophe (OWASP CSV injection),
+ * so a carrier value of -5 reads '-5. The README said so; the OpenAPI document, which client
+ * developers read, did not.
+ */
+const FORMULA_NOTE = "A value starting with =, +, -, @, a tab or a carriage return is prefixed with ' so spreadsheets show it as text, not run it as a formula."
+
+/**
  * The 200 answer of a list route that also exports CSV, both media types documented. The JSON
  * schema still serialises the JSON answer (Fastify picks it by content type); the CSV is a stream.
  */
@@ -50,7 +58,7 @@ export function listOrCsvResponse(json: TSchema, description: string, csvDescrip
     description,
     content: {
       'application/json': { schema: json },
-      'text/csv': { schema: { type: 'string', description: csvDescription } },
+      'text/csv': { schema: { type: 'string', description: `${csvDescription} ${FORMULA_NOTE}` } },
     },
   } as unknown as TSchema
 }
