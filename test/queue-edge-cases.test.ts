@@ -200,3 +200,13 @@ describe('a birth date where an id goes', () => {
     expect(maskPiiPathSegments('/things/12345678')).toBe('/things/12345678')
   })
 })
+
+describe('search text that is only the separator (errors.repo.ts, being rewritten: reported, not fixed here)', () => {
+  // q is matched against `first_name || ' ' || last_name || ' ' || external_identifier` (and the
+  // group's `organization_name || ' ' || external_identifier`), so the joining spaces are
+  // searchable: q=%20 (one space) matches every error that has a member or group, i.e. all of
+  // them (and the counts count them all), and "Quill member-6" matches a last name followed by
+  // another field's text although no field contains it.
+  it.todo('when q is only whitespace, then it is refused (422 at q) or searched as no text, not matched against the joining spaces')
+  it.todo('when q spans two fields ("<last name> <external id>"), then it matches nothing')
+})
