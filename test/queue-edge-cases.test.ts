@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Writable } from 'node:stream'
 import { keysetCsvExport } from '../src/db/csv-export.js'
 import { maskPiiPathSegments } from '../src/http/access-log.js'
+import { DEFAULT_EVENT_STREAM_SETTINGS } from '../src/modules/event-stream/event-stream.settings.js'
+import { StreamClient } from './helpers/event-stream-client.js'
 import { uuidv7 } from '../src/lib/ids.js'
 import { raiseByHand, registerUser } from './helpers/error-fixtures.js'
 import { insertReadySetup, type ReadySetup } from './helpers/setup-factories.js'
@@ -198,6 +200,37 @@ describe('a birth date where an id goes', () => {
     expect(maskPiiPathSegments('/errors/01a21bfc-d2e6-7378-acb5-304e4317f778/history')).toBe('/errors/01a21bfc-d2e6-7378-acb5-304e4317f778/history')
     expect(maskPiiPathSegments('/carriers/sandbox_edi')).toBe('/carriers/sandbox_edi')
     expect(maskPiiPathSegments('/things/12345678')).toBe('/things/12345678')
+  })
+})
+
+describe('live events and the case of filter ids', () => {
+  it('when a stream filters by coverage period or group in upper case, then live events of it still arrive', async () => {
+    const live = await startTestApp({ database: t.database, eventStream: { ...DEFAULT_EVENT_STREAM_SETTINGS, pollMs: 50 } })
+    const base = await live.app.listen({ host: '127.0.0.1', port: 0 })
+    const clients: StreamClient[] = []
+    try {
+      const q = await queue()
+      const open = async (query: string) => {
+        const client = await StreamClient.open(`${base}/events/stream?${query}`, { 'service-api-key': q.partner.apiKey })
+        clients.push(client)
+        expect(client.status).toBe(200)
+        await client.until((c) => c.lastEventId !== undefined, 10_000, 'the start position')
+        return client
+      }
+      // The same filters in both cases: the database compares uuids, so must the live feed.
+      const byPeriod = await open(`coverage_period_id=${q.setup.coveragePeriod.id.toUpperCase()}`)
+      const byGroup = await open(`group_id=${q.setup.group.id.toUpperCase()}`)
+      const lower = await open(`coverage_period_id=${q.setup.coveragePeriod.id}`)
+      const res = await call(t.app, q.partner, 'PUT', `/errors/${q.errorIds[0]}/assignment`, { assignment: { user_id: q.user.id } })
+      expect(res.statusCode, res.body).toBe(200)
+      await lower.until((c) => c.events.length >= 1, 10_000, 'the event, lower-case filter')
+      await byPeriod.until((c) => c.events.length >= 1, 5_000, 'the event, upper-case coverage_period_id')
+      await byGroup.until((c) => c.events.length >= 1, 5_000, 'the event, upper-case group_id')
+      for (const client of [byPeriod, byGroup]) expect(client.payloads().map((event) => event.type)).toEqual(['error.assigned'])
+    } finally {
+      for (const client of clients) client.close()
+      await live.close()
+    }
   })
 })
 
