@@ -77,6 +77,29 @@ describe('bulk assignment and the case of ids', () => {
   })
 })
 
+describe('work-order assignment and the case of ids', () => {
+  it('when the assigned operator user is named again in upper case, then nothing changes and nothing is recorded', async () => {
+    const partner = await t.newPartner()
+    const setup = await insertReadySetup(t.db, partner.accountId, { carrierName: 'sandbox_manual' })
+    const opened = await call(t.app, partner, 'POST', `/coverage_periods/${setup.coveragePeriod.id}/complete_setup`)
+    expect(opened.statusCode, opened.body).toBe(201)
+    const workOrderId = opened.json().work_order.id as string
+    const user = await registerUser(t, operator, `ops-${uuidv7()}@example.com`, ['operations'])
+    const assign = (userId: string) => call(t.app, operator, 'PUT', `/work_orders/${workOrderId}/assignment`, { assignment: { user_id: userId } })
+    const first = await assign(user.id)
+    expect(first.statusCode, first.body).toBe(200)
+    const audited = async () =>
+      (await t.db.selectFrom('audit_events').select('action').where('resource_id', '=', workOrderId).where('action', 'like', 'work_order.%assigned').execute()).length
+    expect(await audited()).toBe(1)
+    // "The same assignee again changes nothing": the same user, written in the other case.
+    const again = await assign(user.id.toUpperCase())
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.json().work_order.updated_at).toBe(first.json().work_order.updated_at)
+    expect(again.json().work_order.assigned_user).toEqual(first.json().work_order.assigned_user)
+    expect(await audited()).toBe(1)
+  })
+})
+
 describe('the Link header and the Host header', () => {
   it('when the Host header is not a valid authority, then the paginated lists still answer, with relative links', async () => {
     const q = await queue()
