@@ -1,8 +1,10 @@
 import { sql } from 'kysely'
+import type { FastifyReply } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Writable } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import { keysetCsvExport } from '../src/db/csv-export.js'
 import { maskPiiPathSegments } from '../src/http/access-log.js'
+import { sendCsv } from '../src/http/csv-response.js'
 import { DEFAULT_EVENT_STREAM_SETTINGS } from '../src/modules/event-stream/event-stream.settings.js'
 import { StreamClient } from './helpers/event-stream-client.js'
 import { uuidv7 } from '../src/lib/ids.js'
@@ -144,6 +146,36 @@ describe('CSV negotiation', () => {
       const res = await call(t.app, q.partner, 'GET', '/errors', undefined, { accept })
       expect(res.headers['content-type'], accept).toMatch(/^text\/csv/)
     }
+  })
+})
+
+describe('HEAD with Accept: text/csv', () => {
+  it('when a list is asked for CSV with HEAD, then it answers the headers and no export runs', async () => {
+    const q = await queue()
+    for (const [who, url] of [
+      [q.partner, '/errors'],
+      [q.partner, `/coverage_periods/${q.setup.coveragePeriod.id}/errors`],
+      [operator, `/work_orders?account_id=${q.partner.accountId}`],
+    ] as const) {
+      const res = await call(t.app, who, 'HEAD', url, undefined, { accept: 'text/csv' })
+      expect(res.statusCode, url).toBe(200)
+      expect(res.headers['content-type'], url).toBe('text/csv; charset=utf-8')
+      expect(res.body, url).toBe('')
+    }
+    // Fastify reads a HEAD answer's stream to the end and drops it; the export's stream is
+    // closed instead, which ends the export (db/csv-export.ts) before it reads a page.
+    const exported = new PassThrough()
+    const sent: unknown[] = []
+    const reply = {
+      request: { method: 'HEAD' },
+      code: () => reply,
+      type: () => reply,
+      header: () => reply,
+      send: (...payload: unknown[]) => (sent.push(...payload), reply),
+    }
+    sendCsv(reply as unknown as FastifyReply, exported, 'errors')
+    expect(exported.destroyed).toBe(true)
+    expect(sent).toEqual([])
   })
 })
 
