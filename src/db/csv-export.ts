@@ -46,6 +46,10 @@ export function keysetCsvExport<Row extends KeysetRow>(
   const out = new PassThrough()
   const gone = () => out.destroyed || out.writableEnded
   const write = async (text: string) => {
+    // A client that hung up while a page was read has already closed the stream: writing would
+    // return false and the wait below would wait for a 'close' already past, forever, holding
+    // the export's transaction (on the embedded database, its only connection).
+    if (gone()) return
     if (out.write(text)) return
     // Waits for the client to read, or to go away; a client that does neither is let go.
     const stalled = setTimeout(() => out.destroy(new Error(`the client read none of the export for ${stallMs / 1000} s`)), stallMs)

@@ -1,5 +1,5 @@
 import type { HTTPMethods } from 'fastify'
-import { maskSsnPathSegments } from './access-log.js'
+import { maskPiiPathSegments } from './access-log.js'
 import type { App } from './app-types.js'
 import { problem, sendProblem } from './problem.js'
 
@@ -20,8 +20,8 @@ export function registerUnknownRouteAnswers(app: App): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0]!
-    // The details repeat the path, never an SSN typed into it (problems never carry one).
-    const shown = maskSsnPathSegments(path)
+    // The details repeat the path, never an SSN or birth date typed into it (problems never carry one).
+    const shown = maskPiiPathSegments(path)
     const notFound = () => sendProblem(reply, problem(request, 'route_not_found', `No endpoint answers ${request.method} ${shown}.`))
     // GET and HEAD are one method here: Fastify answers HEAD with the GET route.
     const asked = request.method === 'GET' || request.method === 'HEAD' ? ['GET', 'HEAD'] : [request.method]

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app-types.js'
 import { pageRequest, setPaginationHeaders } from '../../http/pagination.js'
+import { httpError } from '../../http/problem.js'
 import { problemResponses } from '../../http/schemas.js'
 import type { Db } from '../../db/schema.js'
 import { listAuditEvents } from './audit.repo.js'
@@ -31,8 +32,8 @@ export function auditRoutes(app: App, db: Db): void {
           resourceType: request.query.resource_type,
           resourceId: request.query.resource_id,
           actorUserId: request.query.actor_user_id,
-          createdAfter: request.query.created_after ? new Date(request.query.created_after) : undefined,
-          createdBefore: request.query.created_before ? new Date(request.query.created_before) : undefined,
+          createdAfter: instantOf('created_after', request.query.created_after),
+          createdBefore: instantOf('created_before', request.query.created_before),
         },
         pageReq,
       )
@@ -42,4 +43,20 @@ export function auditRoutes(app: App, db: Db): void {
       }
     },
   )
+}
+
+/**
+ * The instant a date-time parameter names. The format check follows RFC 3339, which allows a leap
+ * second (`23:59:60`); JavaScript's Date cannot hold one and gives an invalid date, which failed
+ * the query as a 500. Refused here as the 422 the format check gives any other bad date-time.
+ */
+function instantOf(parameter: string, text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined
+  const instant = new Date(text)
+  if (Number.isNaN(instant.getTime())) {
+    throw httpError('validation_failed', `${parameter} is not an instant this service can use.`, [
+      { parameter, code: 'invalid_format', detail: 'must be a valid date-time; a leap second (:60) is not accepted' },
+    ])
+  }
+  return instant
 }

@@ -193,11 +193,23 @@ export function createErrorsService({ db }: { db: Db }) {
      * party; the problems name each error that is not (422), so nothing is half done.
      */
     async assignMany(actor: Actor, input: BulkAssignmentInput): Promise<JsonText<ErrorResource[]>> {
+      // The uuid format takes either case and the database compares uuids, not text: ids are
+      // matched to the locked rows (which come back lower-case) in lower case, and one error
+      // named twice in two cases is the repeat the schema's uniqueItems refuses for one case.
+      const errorIds = input.error_ids.map((id) => id.toLowerCase())
+      const firstIndex = new Map<string, number>()
+      const repeats: FieldProblem[] = []
+      errorIds.forEach((id, index) => {
+        const first = firstIndex.get(id)
+        if (first === undefined) firstIndex.set(id, index)
+        else repeats.push({ pointer: `/assignment/error_ids/${index}`, detail: `names the same error as /assignment/error_ids/${first}`, code: 'invalid_uniqueitems' })
+      })
+      if (repeats.length > 0) throw errorsValidationFailed(repeats)
       return db.transaction().execute(async (tx) => {
         const user = await assignableUser(tx, actor, input.user_id, '/assignment/user_id')
-        const locked = new Map((await repo.lockErrors(tx, accountScopeOf(actor), input.error_ids)).map((row) => [row.id, row]))
+        const locked = new Map((await repo.lockErrors(tx, accountScopeOf(actor), errorIds)).map((row) => [row.id, row]))
         const problems: FieldProblem[] = []
-        input.error_ids.forEach((id, index) => {
+        errorIds.forEach((id, index) => {
           const pointer = `/assignment/error_ids/${index}`
           const error = locked.get(id)
           if (!error) problems.push({ pointer, detail: 'is not an error of your account', code: 'error_not_found' })
@@ -206,8 +218,8 @@ export function createErrorsService({ db }: { db: Db }) {
         })
         if (problems.length > 0) throw errorsValidationFailed(problems)
         const now = new Date()
-        for (const id of [...input.error_ids].sort()) await assignLocked(tx, actor, locked.get(id)!, user, now)
-        return repo.findErrorsJson(tx, input.error_ids)
+        for (const id of [...errorIds].sort()) await assignLocked(tx, actor, locked.get(id)!, user, now)
+        return repo.findErrorsJson(tx, errorIds)
       })
     },
 

@@ -70,12 +70,15 @@ export function createWorkOrderQueueService({ db }: { db: Db }) {
       return db.transaction().execute(async (tx) => {
         const workOrder = await repo.lockWorkOrder(tx, workOrderId)
         if (!workOrder) throw workOrderNotFoundById()
-        const userId = input.user_id
-        if (userId !== null) {
-          const user = await repo.findUserWithAccountKind(tx, userId)
+        let userId: string | null = null
+        if (input.user_id !== null) {
+          const user = await repo.findUserWithAccountKind(tx, input.user_id)
           if (!user) throw assigneeNotAllowed('unknown_user')
           if (user.deactivated_at) throw assigneeNotAllowed('user_deactivated')
           if (user.account_kind !== 'service') throw assigneeNotAllowed('not_an_operator_user')
+          // The id as stored (lower case): compared as text below, the same user given in upper
+          // case (valid for the uuid format) was a change, rewritten and audited again.
+          userId = user.id
         }
         if (workOrder.assigned_user_id === userId) return presentWorkOrder(workOrder)
 
