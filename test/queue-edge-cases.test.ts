@@ -289,12 +289,16 @@ describe('live events and the case of filter ids', () => {
   })
 })
 
-describe('search text that is only the separator (errors.repo.ts, being rewritten: reported, not fixed here)', () => {
-  // q is matched against `first_name || ' ' || last_name || ' ' || external_identifier` (and the
-  // group's `organization_name || ' ' || external_identifier`), so the joining spaces are
-  // searchable: q=%20 (one space) matches every error that has a member or group, i.e. all of
-  // them (and the counts count them all), and "Quill member-6" matches a last name followed by
-  // another field's text although no field contains it.
-  it.todo('when q is only whitespace, then it is refused (422 at q) or searched as no text, not matched against the joining spaces')
-  it.todo('when q spans two fields ("<last name> <external id>"), then it matches nothing')
+describe('search text that is only white space', () => {
+  // The error queue searches `first_name || ' ' || last_name || ' ' || external_identifier` (so a
+  // full name is found), which a space alone matches for every error: refused, as an empty q is.
+  it('when q is only white space, then 422 at q on the error and work-order lists and counts', async () => {
+    for (const url of ['/errors?q=%20', '/errors/counts?q=%20%20', '/errors?q=%09', '/work_orders?q=%20', '/work_orders/counts?q=%20']) {
+      const res = await call(t.app, operator, 'GET', url)
+      expectProblem(res, 422, 'validation_failed')
+      expect(res.json().errors.map((e: { parameter: string }) => e.parameter), url).toEqual(['q'])
+    }
+    // Text with spaces inside is a search as any other.
+    expect((await call(t.app, operator, 'GET', '/errors?q=%20a%20')).statusCode).toBe(200)
+  })
 })

@@ -6931,7 +6931,7 @@ export interface operations {
                 group_id?: string;
                 /** @description A user id; `me`: the signed-in console user (422 for API keys and tokens); `none`: unassigned */
                 assigned_user_id?: string;
-                /** @description Case-insensitive text in the employer name, group external_identifier or account name */
+                /** @description Case-insensitive text in the employer name, group external_identifier or account name; white space alone is refused */
                 q?: string;
                 /** @description A leading - reverses. age: youngest (least age_seconds) first; status: workflow order (open … cancelled); created_at: oldest opened first, the default. Ties: created_at, then id. */
                 sort?: "age" | "-age" | "status" | "-status" | "created_at" | "-created_at";
@@ -6978,7 +6978,7 @@ export interface operations {
                 group_id?: string;
                 /** @description A user id; `me`: the signed-in console user (422 for API keys and tokens); `none`: unassigned */
                 assigned_user_id?: string;
-                /** @description Case-insensitive text in the employer name, group external_identifier or account name */
+                /** @description Case-insensitive text in the employer name, group external_identifier or account name; white space alone is refused */
                 q?: string;
             };
             header?: never;
@@ -8543,7 +8543,7 @@ export interface operations {
                 member_id?: string;
                 /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
                 assigned_user_id?: string;
-                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                /** @description Search, case-insensitive, for this text anywhere in the member's name (first and last, joined by a space) or external identifier, or the group's organization name or external identifier; white space alone is refused */
                 q?: string;
                 /** @description Errors of this coverage period */
                 coverage_period_id?: string;
@@ -8581,7 +8581,7 @@ export interface operations {
                 member_id?: string;
                 /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
                 assigned_user_id?: string;
-                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                /** @description Search, case-insensitive, for this text anywhere in the member's name (first and last, joined by a space) or external identifier, or the group's organization name or external identifier; white space alone is refused */
                 q?: string;
             };
             header?: never;
@@ -8764,7 +8764,7 @@ export interface operations {
                 member_id?: string;
                 /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
                 assigned_user_id?: string;
-                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                /** @description Search, case-insensitive, for this text anywhere in the member's name (first and last, joined by a space) or external identifier, or the group's organization name or external identifier; white space alone is refused */
                 q?: string;
                 /** @description The order: created_at (oldest raised first, the default), age (youngest first: least time waiting), severity (failure, warning, info), parameter (alphabetical) or status (unresolved, returned, resolved), each then oldest waiting first; a leading `-` reverses the whole order */
                 sort?: "created_at" | "-created_at" | "age" | "-age" | "severity" | "-severity" | "parameter" | "-parameter" | "status" | "-status";
@@ -8951,7 +8951,7 @@ export interface operations {
                 member_id?: string;
                 /** @description Errors assigned to this user (a user id); `me`: to the signed-in console user (my queue); `none`: to nobody */
                 assigned_user_id?: string;
-                /** @description Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier */
+                /** @description Search, case-insensitive, for this text anywhere in the member's name (first and last, joined by a space) or external identifier, or the group's organization name or external identifier; white space alone is refused */
                 q?: string;
                 /** @description The order: created_at (oldest raised first, the default), age (youngest first: least time waiting), severity (failure, warning, info), parameter (alphabetical) or status (unresolved, returned, resolved), each then oldest waiting first; a leading `-` reverses the whole order */
                 sort?: "created_at" | "-created_at" | "age" | "-age" | "severity" | "-severity" | "parameter" | "-parameter" | "status" | "-status";

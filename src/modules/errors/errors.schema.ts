@@ -194,7 +194,12 @@ const filters = {
     Type.String({
       minLength: 1,
       maxLength: 100,
-      description: "Search, case-insensitive, for this text anywhere in the member's name or external identifier, or the group's organization name or external identifier",
+      // Not white space alone: the fields are searched joined by spaces (so "Alice Quill" finds a
+      // full name), and a space would match every error while looking like a search. (An empty q
+      // passes the pattern: minLength refuses it, with one problem rather than two.)
+      pattern: '^$|\\S',
+      description:
+        "Search, case-insensitive, for this text anywhere in the member's name (first and last, joined by a space) or external identifier, or the group's organization name or external identifier; white space alone is refused",
     }),
   ),
 }

@@ -108,7 +108,10 @@ const workOrderFilters = {
     Type.String({
       minLength: 1,
       maxLength: 200,
-      description: 'Case-insensitive text in the employer name, group external_identifier or account name',
+      // Not white space alone, as for the error queue's q: it would match nearly every name. (An
+      // empty q passes the pattern: minLength refuses it, with one problem rather than two.)
+      pattern: '^$|\\S',
+      description: 'Case-insensitive text in the employer name, group external_identifier or account name; white space alone is refused',
     }),
   ),
 }
