@@ -302,3 +302,26 @@ describe('search text that is only white space', () => {
     expect((await call(t.app, operator, 'GET', '/errors?q=%20a%20')).statusCode).toBe(200)
   })
 })
+
+describe('paging values that are not whole numbers written in digits', () => {
+  it('when page or per_page is a decimal, hexadecimal or exponent, then 422 names it instead of reading it as another number', async () => {
+    for (const [query, parameter] of [
+      ['per_page=1.5', 'per_page'],
+      ['per_page=0x10', 'per_page'],
+      ['per_page=1e1', 'per_page'],
+      ['page=1e6', 'page'],
+      ['page=2.0', 'page'],
+      ['page=%201', 'page'],
+    ]) {
+      for (const path of ['/errors', '/work_orders', '/audit_events']) {
+        const res = await call(t.app, operator, 'GET', `${path}?${query}`)
+        expectProblem(res, 422, 'validation_failed')
+        expect(res.json().errors.map((e: { parameter: string }) => e.parameter), `${path}?${query}`).toEqual([parameter])
+      }
+    }
+    // Digits, leading zeros included, are the number they spell.
+    const res = await call(t.app, operator, 'GET', '/errors?per_page=007&page=01')
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.headers['per-page']).toBe('7')
+  })
+})

@@ -75,14 +75,14 @@ export function fieldProblemsFromValidation(errors: readonly FastifySchemaValida
  * at about a tenth of a list request's CPU (`?per_page=100` arrives as text on every page). A
  * value this does not settle is left to them, so behaviour and error reporting stay theirs.
  */
-function compileTextCoercion(schema: TSchema): ((value: unknown) => unknown) | undefined {
+function compileTextCoercion(schema: TSchema): { coerce: (value: unknown) => unknown; keepNonDigitIntegers: (converted: unknown, original: unknown) => unknown } | undefined {
   const properties = (schema as { properties?: Record<string, TSchema & { type?: unknown; default?: unknown }> }).properties
   if ((schema as { type?: unknown }).type !== 'object' || !properties) return undefined
   const entries = Object.entries(properties)
   const integers = entries.filter(([, p]) => p.type === 'integer').map(([name]) => name)
   const booleans = entries.filter(([, p]) => p.type === 'boolean').map(([name]) => name)
   const defaults = entries.filter(([, p]) => p.default !== undefined && typeof p.default !== 'object').map(([name, p]) => [name, p.default] as const)
-  return (value: unknown) => {
+  const coerce = (value: unknown) => {
     if (typeof value !== 'object' || value === null) return value
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
     for (const name of integers) {
@@ -96,6 +96,23 @@ function compileTextCoercion(schema: TSchema): ((value: unknown) => unknown) | u
     for (const [name, fallback] of defaults) if (out[name] === undefined) out[name] = fallback
     return out
   }
+  /**
+   * After TypeBox's own conversion: an integer given as text that is not digits stays the text it
+   * was, so it is refused as not an integer. Value.Convert reads `1.5` as 1, `0x10` as 16 and
+   * `1e3` as 1000, so `per_page=1.5` answered a page of one instead of the 422 a client needs to
+   * see its mistake.
+   */
+  const keepNonDigitIntegers = (converted: unknown, original: unknown) => {
+    if (typeof converted !== 'object' || converted === null || typeof original !== 'object' || original === null) return converted
+    const given = original as Record<string, unknown>
+    const out = converted as Record<string, unknown>
+    for (const name of integers) {
+      const text = given[name]
+      if (typeof text === 'string' && !/^-?\d+$/.test(text)) out[name] = text
+    }
+    return out
+  }
+  return { coerce, keepNonDigitIntegers }
 }
 
 /**
@@ -110,11 +127,14 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     // Most requests are already complete and typed: check first, fill in and convert only if not.
     if (checker.Check(value)) return { value }
     if (coerceText) {
-      const coerced = coerceText(value)
+      const coerced = coerceText.coerce(value)
       if (checker.Check(coerced)) return { value: coerced }
     }
+    // As given: Value.Default and Value.Convert may change the object they are handed.
+    const given = coerceText && typeof value === 'object' && value !== null ? { ...value } : value
     let candidate = Value.Default(schema, value)
     if (httpPart !== 'body') candidate = Value.Convert(schema, candidate)
+    if (coerceText) candidate = coerceText.keepNonDigitIntegers(candidate, given)
     if (checker.Check(candidate)) return { value: candidate }
     return { error: checker.Errors(candidate) as unknown as FastifySchemaValidationError[] }
   }
