@@ -157,6 +157,17 @@ describe.skipIf(browserMissing())('the work-order queue, in a browser', { timeou
     expect(page.url()).toContain('assigned_user_id=me')
     await page.getByRole('heading', { level: 1, name: 'My work orders' }).waitFor()
     await screenshot(page, 'work-order-my-queue')
+
+    // A cancelled order is nobody's work (the API refuses to assign it): only Unassign is offered.
+    await sql`update work_orders set assigned_user_id = ${me.id} where id = ${ids.globex}`.execute(t.db)
+    await page.goto(`${t.baseUrl}/console/work-orders/${ids.globex}`)
+    const closed = page.locator('section', { has: page.getByRole('heading', { name: 'Who works on it' }) })
+    await closed.getByText(`Assigned to ${email} (me)`).waitFor()
+    expect(await closed.getByLabel('Assign to').count()).toBe(0)
+    expect(await closed.getByRole('button', { name: 'Assign to me' }).count()).toBe(0)
+    await closed.getByRole('button', { name: 'Unassign' }).click()
+    await closed.getByText('Nobody is assigned any more.').waitFor()
+    expect((await call(t.app, operator, 'GET', `/work_orders/${ids.globex}`)).json().work_order.assigned_user).toBeNull()
   })
 
   it('when an operator opens the queue on a 390 px phone, then rows are cards with status and age on screen, the filters fold away, and nothing scrolls sideways', async () => {

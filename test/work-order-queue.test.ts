@@ -334,6 +334,19 @@ describe('assigning a work order', () => {
     expect(await auditActions(workOrderId)).toEqual(['work_order.created', 'work_order.assigned'])
   })
 
+  it('when the work order is cancelled, then nobody can be assigned to it, and its assignee can still be removed', async () => {
+    const partner = await t.newPartner()
+    const { workOrderId } = await openWorkOrder(partner)
+    await assign(workOrderId, operatorUser.id)
+    expect((await move(workOrderId, 'cancelled')).statusCode).toBe(200)
+    const res = await assign(workOrderId, (await operatorUserOf()).id)
+    expectProblem(res, 422, 'validation_failed')
+    expect(res.json().errors).toEqual([{ pointer: '/assignment/user_id', code: 'work_order_closed', detail: 'must be null: the work order is cancelled' }])
+    const cleared = await assign(workOrderId, null)
+    expect(cleared.statusCode, cleared.body).toBe(200)
+    expect(cleared.json().work_order.assigned_user).toBeNull()
+  })
+
   it('when the body or the work order is wrong, then 422 or 404, never a 500', async () => {
     const partner = await t.newPartner()
     const { workOrderId } = await openWorkOrder(partner)

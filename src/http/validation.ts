@@ -131,7 +131,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
       if (checker.Check(coerced)) return { value: coerced }
     }
     // As given: Value.Default and Value.Convert may change the object they are handed.
-    const given = coerceText && typeof value === 'object' && value !== null ? { ...value } : value
+    const given = coerceText && typeof value === 'object' && value !== null ? { ...(value as Record<string, unknown>) } : value
     let candidate = Value.Default(schema, value)
     if (httpPart !== 'body') candidate = Value.Convert(schema, candidate)
     if (coerceText) candidate = coerceText.keepNonDigitIntegers(candidate, given)

@@ -671,7 +671,7 @@ export interface paths {
         get?: never;
         /**
          * Assign a work order to an operator user, or unassign it (operators)
-         * @description user_id must be an active user of a service account, else 422 at /assignment/user_id (code unknown_user, user_deactivated or not_an_operator_user); null unassigns. The same assignee again changes nothing. A change is audited (work_order.assigned or .unassigned) and moves updated_at, not status_changed_at; history[] is unchanged.
+         * @description user_id must be an active user of a service account, else 422 at /assignment/user_id (code unknown_user, user_deactivated or not_an_operator_user); a completed or cancelled work order cannot be assigned (422, code work_order_closed at /assignment/user_id), only unassigned. null unassigns. The same assignee again changes nothing. A change is audited (work_order.assigned or .unassigned) and moves updated_at, not status_changed_at; history[] is unchanged.
          */
         put: operations["assignWorkOrder"];
         post?: never;

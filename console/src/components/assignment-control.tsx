@@ -15,6 +15,7 @@ export function PersonAssignment({
   assigned,
   users,
   mayAssign,
+  unassignOnly = false,
   assign,
   onChanged,
   onAttempt,
@@ -23,6 +24,8 @@ export function PersonAssignment({
   assigned: Person | null
   users: readonly Person[]
   mayAssign: boolean
+  /** Closed (a resolved error, a completed or cancelled work order): nobody's work, so only Unassign is offered. */
+  unassignOnly?: boolean
   assign: (userId: string | null) => Promise<string | null>
   onChanged: (text: string) => void
   /** Called as an assignment starts: an earlier outcome announced by the page is stale then. */
@@ -56,24 +59,28 @@ export function PersonAssignment({
       </p>
       {mayAssign && (
         <div className="error-assignment">
-          <div className="field">
-            <label htmlFor={id}>Assign to</label>
-            <select id={id} value={choice} onChange={(event) => setChoice(event.target.value)}>
-              <option value="">Choose a person…</option>
-              {users.map((user) => (
-                <option key={user.id} value={user.id}>
-                  {user.id === me.id ? `${user.email} (me)` : user.email}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="button" disabled={busy || choice === ''} onClick={() => void save(choice)}>
-            Assign
-          </button>
-          {assigned?.id !== me.id && (
-            <button type="button" disabled={busy} onClick={() => void save(me.id)}>
-              Assign to me
-            </button>
+          {!unassignOnly && (
+            <>
+              <div className="field">
+                <label htmlFor={id}>Assign to</label>
+                <select id={id} value={choice} onChange={(event) => setChoice(event.target.value)}>
+                  <option value="">Choose a person…</option>
+                  {users.map((user) => (
+                    <option key={user.id} value={user.id}>
+                      {user.id === me.id ? `${user.email} (me)` : user.email}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <button type="button" disabled={busy || choice === ''} onClick={() => void save(choice)}>
+                Assign
+              </button>
+              {assigned?.id !== me.id && (
+                <button type="button" disabled={busy} onClick={() => void save(me.id)}>
+                  Assign to me
+                </button>
+              )}
+            </>
           )}
           {assigned && (
             <button type="button" disabled={busy} onClick={() => void save(null)}>

@@ -61,8 +61,16 @@ export function HistoryTimeline({ history }: { history: Loadable<ErrorHistoryEnt
  * assign it (the service refuses otherwise), so others see the person without the control.
  */
 export function AssignmentControl({ error, users, mayAssign, onChanged }: { error: ErrorRecord; users: AccountUser[]; mayAssign: boolean; onChanged: (text: string) => void }) {
+  // A resolved error is nobody's work: the service refuses to assign it, and only Unassign is offered.
   return (
-    <PersonAssignment assigned={error.assigned_user} users={users} mayAssign={mayAssign} assign={(userId) => assignErrors([error.id], userId)} onChanged={onChanged}>
+    <PersonAssignment
+      assigned={error.assigned_user}
+      users={users}
+      mayAssign={mayAssign}
+      unassignOnly={error.status === 'resolved'}
+      assign={(userId) => assignErrors([error.id], userId)}
+      onChanged={onChanged}
+    >
       {' '}
       · with the {PARTY_WORDS[error.assignee]}
     </PersonAssignment>

@@ -175,6 +175,7 @@ export function WorkOrderPage({ id }: { id: string }) {
           assigned={current.assigned_user}
           users={users}
           mayAssign
+          unassignOnly={current.allowed_transitions.length === 0}
           assign={(userId) => assignWorkOrder(current.id, userId)}
           onAttempt={() => setAssignmentNote('')}
           onChanged={(text) => {

@@ -3,8 +3,8 @@ import type { Db } from '../../db/schema.js'
 import { offsetOf, type PageRequest } from '../../http/pagination.js'
 import type { Actor } from '../../lib/actor.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
-import { WORK_ORDER_STATUSES } from './work-order-states.js'
-import { assigneeNotAllowed, noSignedInUser, workOrderNotFoundById } from './work-orders.errors.js'
+import { WORK_ORDER_STATUSES, allowedTransitions } from './work-order-states.js'
+import { assigneeNotAllowed, closedWorkOrderNotAssignable, noSignedInUser, workOrderNotFoundById } from './work-orders.errors.js'
 import { workOrdersCsv } from './work-orders.csv.js'
 import * as repo from './work-orders.repo.js'
 import type { WorkOrder, WorkOrderAssignmentInput, WorkOrderCounts, WorkOrderCountsQueryT, WorkOrderSort } from './work-orders.schema.js'
@@ -72,6 +72,7 @@ export function createWorkOrderQueueService({ db }: { db: Db }) {
         if (!workOrder) throw workOrderNotFoundById()
         let userId: string | null = null
         if (input.user_id !== null) {
+          if (allowedTransitions(workOrder.status).length === 0) throw closedWorkOrderNotAssignable(workOrder.status)
           const user = await repo.findUserWithAccountKind(tx, input.user_id)
           if (!user) throw assigneeNotAllowed('unknown_user')
           if (user.deactivated_at) throw assigneeNotAllowed('user_deactivated')

@@ -56,6 +56,12 @@ export const assigneeNotAllowed = (problem: AssigneeProblem) =>
     { pointer: '/assignment/user_id', code: problem, detail: ASSIGNEE_DETAILS[problem] },
   ])
 
+/** A completed or cancelled work order is nobody's work, as a resolved error is: it can be unassigned, not assigned. */
+export const closedWorkOrderNotAssignable = (status: string) =>
+  new DomainError<CommonErrorCode>('validation_failed', `The work order is ${status}, a final status: nobody works on it any more, so it cannot be assigned (unassigning it is allowed).`, [
+    { pointer: '/assignment/user_id', code: 'work_order_closed', detail: `must be null: the work order is ${status}` },
+  ])
+
 /** `me` names the signed-in console user; a key or token has none. */
 export const noSignedInUser = () =>
   new DomainError<CommonErrorCode>(
