@@ -116,6 +116,29 @@ function compileTextCoercion(schema: TSchema): { coerce: (value: unknown) => unk
 }
 
 /**
+ * Lower-cases the uuid-format values of a flat object of path or query values. The uuid format
+ * takes either case and the database answers lower case; code that compares an id from the URL
+ * with one from a row as text (watchers matched to events, the live stream's filters, a bulk
+ * assignment's lookups) missed an upper-case id. Canonical at the edge, every module sees the
+ * id as the database writes it.
+ */
+function compileIdLowering(schema: TSchema): (value: unknown) => unknown {
+  const properties = (schema as { properties?: Record<string, { format?: unknown }> }).properties
+  const ids = properties ? Object.entries(properties).filter(([, p]) => p.format === 'uuid').map(([name]) => name) : []
+  if (ids.length === 0) return (value) => value
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return value
+    const given = value as Record<string, unknown>
+    let out: Record<string, unknown> | undefined
+    for (const name of ids) {
+      const id = given[name]
+      if (typeof id === 'string' && /[A-F]/.test(id)) (out ??= { ...given })[name] = id.toLowerCase()
+    }
+    return out ?? value
+  }
+}
+
+/**
  * Request validation with TypeBox. Defaults are filled in everywhere (page, per_page, empty
  * arrays); strings are converted to numbers and booleans only outside the body, where
  * everything arrives as text. A JSON body is taken as typed: "5" is not a number there.
@@ -123,19 +146,20 @@ function compileTextCoercion(schema: TSchema): { coerce: (value: unknown) => unk
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const checker = Compile(schema)
   const coerceText = httpPart === 'body' ? undefined : compileTextCoercion(schema)
+  const canonicalIds = httpPart === 'params' || httpPart === 'querystring' ? compileIdLowering(schema) : (value: unknown) => value
   return (value: unknown) => {
     // Most requests are already complete and typed: check first, fill in and convert only if not.
-    if (checker.Check(value)) return { value }
+    if (checker.Check(value)) return { value: canonicalIds(value) }
     if (coerceText) {
       const coerced = coerceText.coerce(value)
-      if (checker.Check(coerced)) return { value: coerced }
+      if (checker.Check(coerced)) return { value: canonicalIds(coerced) }
     }
     // As given: Value.Default and Value.Convert may change the object they are handed.
     const given = coerceText && typeof value === 'object' && value !== null ? { ...(value as Record<string, unknown>) } : value
     let candidate = Value.Default(schema, value)
     if (httpPart !== 'body') candidate = Value.Convert(schema, candidate)
     if (coerceText) candidate = coerceText.keepNonDigitIntegers(candidate, given)
-    if (checker.Check(candidate)) return { value: candidate }
+    if (checker.Check(candidate)) return { value: canonicalIds(candidate) }
     return { error: checker.Errors(candidate) as unknown as FastifySchemaValidationError[] }
   }
 }

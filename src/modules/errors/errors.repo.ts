@@ -325,8 +325,9 @@ function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filte
 type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
 
 /**
- * The ids of the members a search names (an array literal, see SearchTargets), when they alone answer it: no group matches, and at most
- * SEARCH_ID_LIMIT members do. The usual search (a person's name or identifier) is this one.
+ * The ids of the members a search names (an array literal, see SearchTargets), when they alone
+ * answer it: no group matches, and at most SEARCH_ID_LIMIT members do. The usual search (a
+ * person's name or identifier) is this one.
  */
 function searchedMembersOnly(filters: ResolvedFilters): string | undefined {
   const search = filters.search
