@@ -1,3 +1,4 @@
+import { uuidv7 } from '../src/lib/ids.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consoleUser, signedIn, withSession, type ConsoleUser, type SignedIn } from './helpers/console-session.js'
 import { insertReadySetup } from './helpers/setup-factories.js'
@@ -145,20 +146,22 @@ describe('filtering the queue', () => {
   })
 
   it('when q is given, then it matches the employer name, the group external identifier or the account name, in any case, as plain text', async () => {
-    const partner = await t.newPartner('Zebra Benefits 100%')
-    const other = await t.newPartner('Quokka Platform')
+    // Names of this test's own: a PostgreSQL test database keeps earlier runs' orders.
+    const tag = uuidv7().slice(-8)
+    const partner = await t.newPartner(`Zebra Benefits 100% ${tag}`)
+    const other = await t.newPartner(`Quokka Platform ${tag}`)
     const initech = await openWorkOrder(partner, 'Initech LLC')
     const hooli = await openWorkOrder(partner, 'Hooli Inc.')
-    const vandelay = await openWorkOrder(other, 'Vandelay Industries')
+    const vandelay = await openWorkOrder(other, `Vandelay Industries ${tag}`)
     const scope = (query: string) => queue(`q=${encodeURIComponent(query)}&account_id=${partner.accountId}`)
 
     expect(idsOf(await scope('iNiTeCh'))).toEqual([initech.workOrderId])
     expect(idsOf(await scope(hooli.groupExternalIdentifier.toUpperCase()))).toEqual([hooli.workOrderId])
     expect(idsOf(await scope('zebra benefits'))).toEqual([initech.workOrderId, hooli.workOrderId])
-    expect(idsOf(await queue(`q=${encodeURIComponent('delay ind')}`))).toEqual([vandelay.workOrderId])
-    expect(idsOf(await queue(`q=quokka`))).toEqual([vandelay.workOrderId])
+    expect(idsOf(await queue(`q=${encodeURIComponent(`delay industries ${tag}`)}`))).toEqual([vandelay.workOrderId])
+    expect(idsOf(await queue(`q=${encodeURIComponent(`quokka platform ${tag}`)}`))).toEqual([vandelay.workOrderId])
     // % and _ are text, not patterns: only the account whose name holds "100%" matches.
-    expect(idsOf(await queue(`q=${encodeURIComponent('100%')}`))).toEqual([initech.workOrderId, hooli.workOrderId])
+    expect(idsOf(await queue(`q=${encodeURIComponent(`100% ${tag}`)}`))).toEqual([initech.workOrderId, hooli.workOrderId])
     expect(await queue(`q=${encodeURIComponent('_')}&account_id=${partner.accountId}`)).toEqual([])
     expect(await scope('no such employer')).toEqual([])
   })
