@@ -83,7 +83,9 @@ interface ChunkPieceRow {
 
 /**
  * The chunk after `after`, its body in pieces of PIECE_BYTES, in order (none when there is no
- * later chunk). Sliced by PostgreSQL, which reads only the slice of the stored value it needs.
+ * later chunk). Sliced by PostgreSQL, which reads only the slice of the stored value it needs. As
+ * bytea (hex text on the wire): encode(data, 'base64') is faster for this process to decode but
+ * slower for PostgreSQL to produce, and the send then waited on PostgreSQL.
  */
 async function nextChunkPieces(db: Executor, fileDeliveryId: string, after: number): Promise<ChunkPieceRow[]> {
   const { rows } = await sql<ChunkPieceRow>`
@@ -102,7 +104,8 @@ async function nextChunkPieces(db: Executor, fileDeliveryId: string, after: numb
 function openChunk(ssn: SsnProtection, rows: readonly ChunkPieceRow[]): Buffer[] {
   const first = rows[0]!
   const body = rows.flatMap((row) => (row.piece ? [row.piece] : []))
-  // Every byte between the IV and the tag, once: a stored value cut short must not open as less.
+  // Every byte between the IV and the tag, once: this guards the slicing above, and a value shorter
+  // than an IV and a tag (which has no body to slice) fails here rather than opening as nothing.
   const bodyBytes = body.reduce((sum, piece) => sum + piece.length, 0)
   if (bodyBytes !== first.sealed_bytes - IV_BYTES - TAG_BYTES) throw new SsnKeyError(`chunk ${first.seq} is truncated`)
   return ssn.openPieces(first.iv, body, first.tag, first.key_id)
@@ -118,7 +121,7 @@ function openChunk(ssn: SsnProtection, rows: readonly ChunkPieceRow[]): Buffer[]
  * gathers into buffers doubled up to 4 MiB, and these, with the hex text (a large object, only
  * collected by a full collection) and the copies, left about 13 bytes of garbage per byte read,
  * most of it outside V8's heap where no collection was due soon. Reading a 10 MB change file back
- * for its checksum and again to send it grew the service by 45-60 MB; in pieces, by 26-30 MB
+ * for its checksum and again to send it grew the service by 50-60 MB; in pieces, by about 30 MB
  * (bench/RESULTS.md, 2026-11-27).
  */
 export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDeliveryId: string): AsyncGenerator<Buffer> {
