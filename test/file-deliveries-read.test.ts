@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sql } from 'kysely'
+import { fileChunks } from '../src/modules/carrier-delivery/file-deliveries.repo.js'
 import { contentDisposition } from '../src/modules/carrier-delivery/file-deliveries.routes.js'
 import { CoverageTransmissionSchema, FileDeliverySchema } from '../src/modules/carrier-delivery/file-deliveries.schema.js'
 import { uuidv7 } from '../src/lib/ids.js'
@@ -71,8 +73,9 @@ async function seed(): Promise<Seeded> {
   const dependent = await insertMember(t.db, setup.group, { subscriberId: setup.subscriber.id, firstName: 'Sam' })
   const secondPlan = await insertPlan(t.db, setup.coveragePeriod, { productLine: 'dental', productType: null })
 
-  // 21 chunks (more than two pages of 8), uneven sizes, bytes that are not valid UTF-8.
-  const sizes = Array.from({ length: 21 }, (_, i) => 1000 + i * 37)
+  // 21 chunks of uneven sizes, bytes that are not valid UTF-8. A chunk is read back in pieces of
+  // 32 KiB (fileChunks): most are smaller than one, one is exactly two, one spans five, one is a byte.
+  const sizes = Array.from({ length: 21 }, (_, i) => (i === 3 ? 65_536 : i === 7 ? 4 * 32_768 + 5 : i === 8 ? 1 : 1000 + i * 37))
   const fullContent = randomBytes(sizes.reduce((a, b) => a + b, 0))
   const full = await insertDelivery(setup, {
     kind: 'full',
@@ -177,6 +180,27 @@ describe('GET /file_deliveries/{id}/content', () => {
     expect(res.headers['content-disposition']).toBe('attachment; filename="ENROLLSYNC_FULL_001.x12"')
     expect(res.headers['cache-control']).toBe('no-store')
     expect(Buffer.compare(res.rawPayload, s.fullContent)).toBe(0)
+  })
+
+  it('when a stored chunk was altered or cut short, then reading the content fails instead of giving other bytes', async () => {
+    const s = await seed()
+    const read = async () => {
+      for await (const _piece of fileChunks(t.db, testSsnProtection(), s.deliveries.full)) {
+        // read to the end
+      }
+    }
+    await expect(read()).resolves.toBeUndefined()
+    // One bit in the fourth of the five pieces that chunk is read in (byte 131,072 of the sealed value).
+    await sql`UPDATE file_delivery_chunks SET data = set_byte(data, 131072, get_byte(data, 131072) # 1) WHERE file_delivery_id = ${s.deliveries.full} AND seq = 7`.execute(t.db)
+    await expect(read()).rejects.toThrow()
+    // Flipped back, then another chunk cut short: its tag no longer matches.
+    await sql`UPDATE file_delivery_chunks SET data = set_byte(data, 131072, get_byte(data, 131072) # 1) WHERE file_delivery_id = ${s.deliveries.full} AND seq = 7`.execute(t.db)
+    await expect(read()).resolves.toBeUndefined()
+    await sql`UPDATE file_delivery_chunks SET data = substring(data FROM 1 FOR octet_length(data) - 20) WHERE file_delivery_id = ${s.deliveries.full} AND seq = 3`.execute(t.db)
+    await expect(read()).rejects.toThrow()
+    // Shorter than an IV and a tag: nothing to open.
+    await sql`UPDATE file_delivery_chunks SET data = substring(data FROM 1 FOR 10) WHERE file_delivery_id = ${s.deliveries.full} AND seq = 3`.execute(t.db)
+    await expect(read()).rejects.toThrow(/truncated/)
   })
 
   it('when the delivery went to an API carrier, then the content is JSON, even for a failed delivery', async () => {

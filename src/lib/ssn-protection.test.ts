@@ -86,6 +86,22 @@ describe('SSN protection', () => {
     expect(() => ssn.open(sealed.data.toString('base64'), 'k1')).toThrow()
   })
 
+  it('when a sealed chunk is opened in pieces, then it gives the same bytes as whole, and only once its tag is checked', () => {
+    const ssn = new SsnProtection([{ id: 'k1', key: key(1) }], hashKey)
+    const plain = Buffer.from('ISA*00*~'.repeat(5000))
+    const { data } = ssn.sealBytes(plain)
+    const iv = data.subarray(0, 12)
+    const tag = data.subarray(data.length - 16)
+    const body = data.subarray(12, data.length - 16)
+    const pieces = [body.subarray(0, 1), body.subarray(1, 30_000), body.subarray(30_000)]
+    expect(Buffer.concat(ssn.openPieces(iv, pieces, tag, 'k1'))).toEqual(plain)
+    expect(ssn.openBytes(data, 'k1')).toEqual(plain)
+    // A piece missing, or out of order, fails as a whole: nothing comes out of it.
+    expect(() => ssn.openPieces(iv, [pieces[0]!, pieces[2]!], tag, 'k1')).toThrow()
+    expect(() => ssn.openPieces(iv, [pieces[1]!, pieces[0]!, pieces[2]!], tag, 'k1')).toThrow()
+    expect(() => ssn.openPieces(iv, pieces, tag.subarray(1), 'k1')).toThrow(/truncated/)
+  })
+
   it('when an SSN is masked, then only the last four digits show', () => {
     expect(maskSsn('6789')).toBe('***-**-6789')
   })

@@ -21,8 +21,9 @@ export interface SsnKey {
   key: Buffer
 }
 
-const IV_BYTES = 12
-const TAG_BYTES = 16
+/** A sealed value is its IV, its encrypted body, then its tag (fileChunks reads a chunk's three apart). */
+export const IV_BYTES = 12
+export const TAG_BYTES = 16
 // Binds the ciphertext to its purpose and format version: a sealed value of another kind
 // (or a later format) cannot be passed off as an SSN.
 const AAD = Buffer.from('enrollsync:ssn:v1')
@@ -100,13 +101,29 @@ export class SsnProtection {
   }
 
   openBytes(sealed: Buffer, keyId: string): Buffer {
+    if (sealed.length < IV_BYTES + TAG_BYTES) throw new SsnKeyError('sealed content is truncated')
+    const body = sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)
+    return Buffer.concat(this.openPieces(sealed.subarray(0, IV_BYTES), [body], sealed.subarray(sealed.length - TAG_BYTES), keyId))
+  }
+
+  /**
+   * Opens sealed content read in parts: its IV, its body as consecutive pieces, its tag. The same
+   * bytes as openBytes on their concatenation, piece by piece, without making that copy (a file
+   * chunk is read back in pieces: file-deliveries.repo.ts, fileChunks). Nothing is returned before
+   * the tag is checked.
+   */
+  openPieces(iv: Buffer, body: readonly Buffer[], tag: Buffer, keyId: string): Buffer[] {
     const key = this.keys.get(keyId)
     if (!key) throw new SsnKeyError(`no SSN encryption key has the id "${keyId}"`)
-    if (sealed.length < IV_BYTES + TAG_BYTES) throw new SsnKeyError('sealed content is truncated')
-    const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES))
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SsnKeyError('sealed content is truncated')
+    const decipher = createDecipheriv('aes-256-gcm', key, iv)
     decipher.setAAD(FILE_AAD)
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES))
-    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()])
+    decipher.setAuthTag(tag)
+    const plain = body.map((piece) => decipher.update(piece))
+    // Throws when the tag does not match; GCM, a stream mode, has nothing left to add.
+    const rest = decipher.final()
+    if (rest.length > 0) plain.push(rest)
+    return plain
   }
 
   /** The keyed hash equal SSNs share: what matching (census, duplicates) compares. */

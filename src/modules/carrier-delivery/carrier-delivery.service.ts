@@ -34,9 +34,6 @@ export interface CarrierDeliveryDeps {
 
 export type CarrierDeliveryService = ReturnType<typeof createCarrierDeliveryService>
 
-/** Chunks (about 1 MiB each) read at once while sending: memory stays flat whatever the file. */
-const SEND_CHUNK_PAGE = 2
-
 /** A failure worth another attempt (a broken transfer, a carrier answering 5xx). */
 const isRetryable = (error: unknown) => (error as { retryable?: unknown }).retryable === true
 
@@ -102,7 +99,7 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
     if (delivery.channel === 'edi') {
       const transport = connections.fileTransport(carrier)
       const destination = transport.describe()
-      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id, SEND_CHUNK_PAGE), content)
+      await transport.deliver(delivery.file_name, () => fileChunks(db, deps.ssn, delivery.id), content)
       return destination
     }
     const api = connections.api(carrier)

@@ -11,8 +11,6 @@ import { fileChunks } from './file-deliveries.repo.js'
 const MAX_OUTSTANDING_WRITES = 2
 /** Content is stored in chunks of about this size, written as the file is generated. */
 const CHUNK_BYTES = 1024 * 1024
-/** Chunks read at once to compute a change file's checksum. */
-const DIGEST_CHUNK_PAGE = 2
 
 /**
  * Writes the build issues without waiting for each: the connection runs them in order while this
@@ -102,10 +100,8 @@ export class ChunkWriter {
 export async function contentDigest(db: Executor, ssn: SsnProtection, deliveryId: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256')
   let bytes = 0
-  // Two chunks a page, as the send reads them: a chunk read is its size several times over in
-  // buffers (the hex text, the parser's, the opened bytes), and eight at once made a spike of
-  // tens of megabytes at the end of a change file's build.
-  for await (const chunk of fileChunks(db, ssn, deliveryId, DIGEST_CHUNK_PAGE)) {
+  // As the send reads them: a chunk at a time, in pieces (fileChunks says why).
+  for await (const chunk of fileChunks(db, ssn, deliveryId)) {
     hash.update(chunk)
     bytes += chunk.length
   }

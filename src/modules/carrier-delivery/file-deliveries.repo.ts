@@ -1,5 +1,5 @@
-import type { SsnProtection } from '../../lib/ssn-protection.js'
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
+import { IV_BYTES, SsnKeyError, TAG_BYTES, type SsnProtection } from '../../lib/ssn-protection.js'
 import { selectPage } from '../../db/paging.js'
 import type { CoverageTransmissionsTable, Executor, FileDeliveriesTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
@@ -65,34 +65,74 @@ export async function findFileContentHeader(db: Executor, scope: AccountScope, i
 }
 
 /**
- * The file's chunks in order, opened, `pageSize` rows per query, by keyset on seq: two pages of
- * chunks at most are in memory (the one written out and the next, read meanwhile) whatever the
- * file's size, and each query is an index range scan on the primary key (no growing OFFSET).
+ * A chunk is read back this many bytes at a time (see fileChunks): a piece comes as 64 KiB of hex
+ * text, below V8's large-object size (128 KiB), so it dies young with the buffers around it.
  */
-export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDeliveryId: string, pageSize = 8): AsyncGenerator<Buffer> {
-  const page = (after: number) =>
-    db
-      .selectFrom('file_delivery_chunks')
-      // As bytea (hex text on the wire): encode(data, 'base64') is faster for this process to
-      // decode but slower for PostgreSQL to produce, and the send then waited on PostgreSQL.
-      .select(['seq', 'key_id', 'data'])
-      .where('file_delivery_id', '=', fileDeliveryId)
-      .where('seq', '>', after)
-      .orderBy('seq')
-      .limit(pageSize)
-      .execute()
-  let next = page(-1)
+const PIECE_BYTES = 32 * 1024
+
+/** One piece of a stored chunk's body, with what opening the chunk needs (repeated on each piece). */
+interface ChunkPieceRow {
+  seq: number
+  key_id: string
+  sealed_bytes: number
+  iv: Buffer
+  tag: Buffer
+  /** Null only for a chunk whose body is empty (or that is truncated). */
+  piece: Buffer | null
+}
+
+/**
+ * The chunk after `after`, its body in pieces of PIECE_BYTES, in order (none when there is no
+ * later chunk). Sliced by PostgreSQL, which reads only the slice of the stored value it needs. As
+ * bytea (hex text on the wire): encode(data, 'base64') is faster for this process to decode but
+ * slower for PostgreSQL to produce, and the send then waited on PostgreSQL.
+ */
+async function nextChunkPieces(db: Executor, fileDeliveryId: string, after: number): Promise<ChunkPieceRow[]> {
+  const { rows } = await sql<ChunkPieceRow>`
+    SELECT c.seq, c.key_id, octet_length(c.data) AS sealed_bytes,
+           substring(c.data FROM 1 FOR ${sql.lit(IV_BYTES)}) AS iv,
+           substring(c.data FROM octet_length(c.data) - ${sql.lit(TAG_BYTES - 1)}) AS tag,
+           substring(c.data FROM p.start FOR least(${sql.lit(PIECE_BYTES)}, octet_length(c.data) - ${sql.lit(TAG_BYTES)} - p.start + 1)) AS piece
+      FROM (SELECT seq, key_id, data FROM file_delivery_chunks
+             WHERE file_delivery_id = ${fileDeliveryId} AND seq > ${after} ORDER BY seq LIMIT 1) c
+      LEFT JOIN LATERAL generate_series(${sql.lit(IV_BYTES + 1)}, octet_length(c.data) - ${sql.lit(TAG_BYTES)}, ${sql.lit(PIECE_BYTES)}) AS p(start) ON true
+     ORDER BY p.start`.execute(db)
+  return rows
+}
+
+/** A chunk's plain bytes, in pieces, once its tag is checked. */
+function openChunk(ssn: SsnProtection, rows: readonly ChunkPieceRow[]): Buffer[] {
+  const first = rows[0]!
+  const body = rows.flatMap((row) => (row.piece ? [row.piece] : []))
+  // Every byte between the IV and the tag, once: this guards the slicing above, and a value shorter
+  // than an IV and a tag (which has no body to slice) fails here rather than opening as nothing.
+  const bodyBytes = body.reduce((sum, piece) => sum + piece.length, 0)
+  if (bodyBytes !== first.sealed_bytes - IV_BYTES - TAG_BYTES) throw new SsnKeyError(`chunk ${first.seq} is truncated`)
+  return ssn.openPieces(first.iv, body, first.tag, first.key_id)
+}
+
+/**
+ * The file's plain content in order, chunk by chunk, each chunk opened once its tag is checked
+ * and handed out in the pieces it was read in. One chunk is read per query, the next while this
+ * one is written out (whatever the file's size, two chunks at most are in memory), by keyset on
+ * seq (an index range scan on the primary key, no growing OFFSET).
+ *
+ * Read in pieces, not whole: a whole 1 MiB chunk came as one 2 MiB hex field, which node-postgres
+ * gathers into buffers doubled up to 4 MiB, and these, with the hex text (a large object, only
+ * collected by a full collection) and the copies, left about 13 bytes of garbage per byte read,
+ * most of it outside V8's heap where no collection was due soon. Reading a 10 MB change file back
+ * for its checksum and again to send it grew the service by 50-60 MB; in pieces, by about 30 MB
+ * (bench/RESULTS.md, 2026-11-27).
+ */
+export async function* fileChunks(db: Executor, ssn: SsnProtection, fileDeliveryId: string): AsyncGenerator<Buffer> {
+  let next = nextChunkPieces(db, fileDeliveryId, -1)
   for (;;) {
     const rows = await next
-    const more = rows.length === pageSize
-    if (more) {
-      // The next page is read while this one is opened and written out.
-      next = page(rows[rows.length - 1]!.seq)
-      // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
-      next.catch(() => {})
-    }
-    for (const row of rows) yield ssn.openBytes(row.data, row.key_id)
-    if (!more) return
+    if (rows.length === 0) return
+    next = nextChunkPieces(db, fileDeliveryId, rows[0]!.seq)
+    // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
+    next.catch(() => {})
+    yield* openChunk(ssn, rows)
   }
 }
 
