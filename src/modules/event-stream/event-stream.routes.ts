@@ -76,11 +76,10 @@ function streamFilter(accountId: string | undefined, query: EventStreamQuery): E
   return {
     accountId,
     types: eventTypes(query.event_types),
-    // Lower case, as the database answers ids: the live feed compares the filter with each
-    // event's ids as text (subscription.ts, selects), while the catch-up read compares uuids in
-    // SQL, so an upper-case id (valid for the uuid format) caught up and then received nothing live.
-    coveragePeriodId: query.coverage_period_id?.toLowerCase(),
-    groupId: query.group_id?.toLowerCase(),
+    // Lower case already (validation.ts canonicalises uuids in the URL): the live feed compares
+    // them with each event's ids as text.
+    coveragePeriodId: query.coverage_period_id,
+    groupId: query.group_id,
   }
 }
 
