@@ -169,6 +169,8 @@ describe('GET /events/stream', () => {
     }
     // A position the database has not reached (another deployment's id).
     expectProblem(await call(t.app, partner, 'GET', '/events/stream', undefined, { 'last-event-id': '18446744073709551615-1' }), 400, 'invalid_last_event_id')
+    // HEAD answers as GET would, without opening a stream.
+    expect((await call(t.app, partner, 'HEAD', '/events/stream', undefined, { 'last-event-id': '18446744073709551615-1' })).statusCode).toBe(400)
     const badType = await call(t.app, partner, 'GET', '/events/stream?event_types=error.created,error.deleted')
     expectProblem(badType, 422, 'validation_failed')
     expect(badType.json().errors).toEqual([expect.objectContaining({ parameter: 'event_types', code: 'invalid_value' })])
@@ -190,6 +192,7 @@ describe('GET /events/stream', () => {
     const refused = await open(partner)
     expect(refused.status).toBe(429)
     expect(JSON.parse(await refused.body())).toMatchObject({ code: 'event_stream_limit_reached' })
+    expect((await call(t.app, partner, 'HEAD', '/events/stream')).statusCode).toBe(429)
     streams[0]!.close()
     await new Promise((resolve) => setTimeout(resolve, 100))
     const again = await open(partner)

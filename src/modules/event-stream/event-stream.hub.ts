@@ -54,16 +54,26 @@ export class EventHub {
   }
 
   /**
-   * A new stream, joined to the live feed, not yet caught up (call catchUp once its answer is on
-   * its way). Throws the problems a client can cause before anything is sent: too many streams, a
-   * cursor past the end of the log.
+   * Throws what opening this stream would answer instead of a stream (too many streams, a cursor
+   * past the end of the log), without opening it; answers the log's horizon. HEAD asks this
+   * alone, so it answers as GET would.
    */
-  async open(request: StreamRequest): Promise<EventSubscription> {
+  async refusal(request: StreamRequest): Promise<Awaited<ReturnType<typeof readLogHorizon>>> {
     this.#refuseWhenClosed()
     const open = this.#perAccount.get(request.ownerAccountId) ?? 0
     if (open >= this.settings.streamsPerAccount) throw eventStreamLimitReached(this.settings.streamsPerAccount)
     const horizon = await readLogHorizon(this.db)
     if (request.after !== undefined && request.after.txId > horizon.next) throw invalidLastEventId(request.afterSource, 'ahead')
+    return horizon
+  }
+
+  /**
+   * A new stream, joined to the live feed, not yet caught up (call catchUp once its answer is on
+   * its way). Throws the problems a client can cause before anything is sent: too many streams, a
+   * cursor past the end of the log.
+   */
+  async open(request: StreamRequest): Promise<EventSubscription> {
+    const horizon = await this.refusal(request)
     // Counted again after the await: several opens of one account may have waited together.
     if ((this.#perAccount.get(request.ownerAccountId) ?? 0) >= this.settings.streamsPerAccount) {
       throw eventStreamLimitReached(this.settings.streamsPerAccount)

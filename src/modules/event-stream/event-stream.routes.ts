@@ -63,8 +63,13 @@ export function eventStreamRoutes(app: App, db: Db, settings: EventStreamSetting
         .header('X-Accel-Buffering', 'no')
       // Fastify's HEAD twin of this route drains the body it is given without ever ending it: a
       // stream opened for HEAD would hold one of the account's streams for an hour.
-      if (request.method === 'HEAD') return reply.send()
-      const stream = await hub.open({ ownerAccountId: actor.accountId, filter, ...after })
+      // Asked whether GET would be refused, HEAD answers as GET would (a cursor ahead of the log: 400).
+      const streamRequest = { ownerAccountId: actor.accountId, filter, ...after }
+      if (request.method === 'HEAD') {
+        await hub.refusal(streamRequest)
+        return reply.send()
+      }
+      const stream = await hub.open(streamRequest)
       void hub.catchUp(stream)
       return reply.send(stream.output)
     },
