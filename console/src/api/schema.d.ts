@@ -9715,7 +9715,8 @@ export interface operations {
                      *           "distribution_format": "edi",
                      *           "member_management": true,
                      *           "requires_pcp_for_hmo": true,
-                     *           "sandbox": true
+                     *           "sandbox": true,
+                     *           "retroactive_limit_days": 60
                      *         }
                      *       ]
                      *     }

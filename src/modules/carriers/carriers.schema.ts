@@ -82,6 +82,7 @@ export const CarrierList = Type.Object(
             member_management: true,
             requires_pcp_for_hmo: true,
             sandbox: true,
+            retroactive_limit_days: 60,
           },
         ],
       },
