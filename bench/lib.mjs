@@ -240,7 +240,14 @@ export function errorCreatedEvents(accountId, count) {
   }))
 }
 
-export async function prepareDatabase() {
+/**
+ * The benchmark database (`name`, BENCH_DB by default), created if missing and migrated, with an
+ * account, its API key and a user of its own, and the filler users. `fresh`: dropped first, so
+ * the run measures only its own data (bench:queue's search reads every account's members).
+ */
+export async function prepareDatabase({ name = BENCH_DB, fresh = false } = {}) {
+  const databaseUrl = `${PG_SERVER}/${name}`
+  if (fresh) await dropDatabase(name)
   const admin = new pg.Client({ connectionString: `${PG_SERVER}/postgres` })
   await admin.connect().catch(async (error) => {
     throw new Error(`PostgreSQL does not answer at ${PG_SERVER} (${error.message}); is it running? (pg_isready -h 127.0.0.1)`)
@@ -248,13 +255,13 @@ export async function prepareDatabase() {
   let postgresVersion
   try {
     postgresVersion = (await admin.query('show server_version')).rows[0].server_version
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB])
-    if (exists.rowCount === 0) await admin.query(`create database ${BENCH_DB}`)
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [name])
+    if (exists.rowCount === 0) await admin.query(`create database ${name}`)
   } finally {
     await admin.end()
   }
 
-  const { handle, services } = await openServiceDatabase(DATABASE_URL)
+  const { handle, services } = await openServiceDatabase(databaseUrl)
   try {
     const system = systemActor
     const noAccountYet = NO_ACCOUNT_YET
@@ -265,7 +272,7 @@ export async function prepareDatabase() {
     const user = await services.users.createUser(system(account.id), { email: `reader-${Date.now()}@bench.example.com`, role_names: [] }, account.id)
 
     // Filler rows under an account of their own, created once.
-    const client = new pg.Client({ connectionString: DATABASE_URL })
+    const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     try {
       const { rows } = await client.query('select count(*)::int as n from users')
@@ -279,7 +286,7 @@ export async function prepareDatabase() {
       }
       await client.query('analyze users')
       const count = (await client.query('select count(*)::int as n from users')).rows[0].n
-      return { postgresVersion, accountId: account.id, apiKey: apiKey.key, userId: user.id, userCount: count }
+      return { databaseUrl, postgresVersion, accountId: account.id, apiKey: apiKey.key, userId: user.id, userCount: count }
     } finally {
       await client.end()
     }

@@ -15,6 +15,7 @@
 //      growth under 50 MB, every row present.
 // The console's first page (the fourth target) is bench/console.mjs (`npm run bench:console`).
 // Counts are also measured on one connection, since their target names no concurrency.
+// Its own database, enrollsync_bench_queue, dropped and created afresh at every start.
 // Appends a dated section to bench/RESULTS.md. Exits non-zero only when the bench itself breaks.
 import { execFileSync } from 'node:child_process'
 import { appendFileSync } from 'node:fs'
@@ -25,7 +26,6 @@ import pg from 'pg'
 import { rssSampler } from './carrier-changes.mjs'
 import {
   BENCH_DIR,
-  DATABASE_URL,
   ROOT,
   cpuDelta,
   cpuSnapshot,
@@ -41,6 +41,8 @@ import { createCoveragePeriod } from './members.mjs'
 
 const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md')
 const env = process.env
+// Its own database, dropped and created at every start (BENCH_QUEUE_DB names another).
+const QUEUE_DB = env.BENCH_QUEUE_DB ?? 'enrollsync_bench_queue'
 const ERROR_COUNT = Number(env.BENCH_ERROR_COUNT ?? 100_000)
 const MEMBER_COUNT = Number(env.BENCH_MEMBER_COUNT ?? 20_000)
 const CONNECTIONS = 20
@@ -54,8 +56,8 @@ const LAST_NAMES = ['Lopez', 'Okafor', 'Nguyen', 'Schmidt', 'Haddad', 'Kowalski'
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a')
 
 /** The members and errors; answers a few members' external identifiers to search for. */
-async function seed({ accountId, groupId, coveragePeriodId, planId, userId }, runTag) {
-  const client = new pg.Client({ connectionString: DATABASE_URL })
+async function seed(databaseUrl, { accountId, groupId, coveragePeriodId, planId, userId }, runTag) {
+  const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
     await client.query(
@@ -165,13 +167,15 @@ function markdownTable(header, rows) {
 async function main() {
   const started = new Date()
   const loadBefore = `${(await machineBusyCores(1_000)).toFixed(2)} cores busy (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`
-  const database = await prepareDatabase()
-  const service = await startService('info', { label: 'queue' })
+  // Created afresh each run: a search reads the members of every account, so members left by
+  // earlier runs would make each run's searches dearer than the last.
+  const database = await prepareDatabase({ name: QUEUE_DB, fresh: true })
+  const service = await startService('info', { label: 'queue', extraEnv: { DATABASE_URL: database.databaseUrl } })
   const runTag = Date.now().toString(36)
   const cp = await createCoveragePeriod(service.url, database.apiKey, `queue-${runTag}`)
   console.log(`Seeding ${MEMBER_COUNT} members and ${ERROR_COUNT} errors ...`)
   const seedStarted = performance.now()
-  const externalIds = await seed({ accountId: database.accountId, userId: database.userId, ...cp }, runTag)
+  const externalIds = await seed(database.databaseUrl, { accountId: database.accountId, userId: database.userId, ...cp }, runTag)
   const seededSeconds = (performance.now() - seedStarted) / 1000
 
   const headers = { 'service-api-key': database.apiKey }
