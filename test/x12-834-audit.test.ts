@@ -25,7 +25,7 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * already told, a change undone before the file goes, a dependent ageing out, COBRA after an
  * earlier family event. Each test drives the API (aetna, an edi carrier that does not act on its
  * own), builds the change file, and asserts what /work/shared/spec/x12-834-notes.md says (quoted
- * above each assertion). Tests marked `it.fails` name a defect of the service.
+ * above each assertion). A test marked `it.fails` names a defect of the service not yet fixed.
  *
  * Plan years are 2027 (the clock says 2026-11 when written), so every change is future-dated.
  */
@@ -126,10 +126,10 @@ const hd = (segment: string, ...dates: string[]) => ({ hd: segment, dates: [...d
 describe('several life events of one family in one change window', () => {
   // Notes, "Life events in the 834": Marriage: spouse `INS*N*01*021*32`; subscriber `INS*Y*18*001*32`, `DMG04 M`.
   // Birth / adoption of a child: child `INS*N*19*021*02`.
-  // Defect: changeFileMembers (src/modules/carrier-delivery/edi-834-members.ts) names every loop
-  // of the family by the latest non-COBRA event of the window (`otherEvent`): the spouse added by
-  // the marriage is sent 021*02 (birth), and DMG04 follows the birth (the record's `single`, I).
-  it.fails('when a marriage and a birth of one family go in one change file, then the spouse is 021*32, the newborn 021*02 and the subscriber DMG04 M', async () => {
+  // Each member the carrier was never sent is named by the event that brought it, and DMG04 says
+  // the latest marriage, divorce or separation of the window (until 2026-11-27 every loop took the
+  // latest event: the spouse went out 021*02, the subscriber DMG04 I).
+  it('when a marriage and a birth of one family go in one change file, then the spouse is 021*32, the newborn 021*02 and the subscriber DMG04 M', async () => {
     const s = await scenario({ families: [{ dependents: [] }] })
     const spouse = await addDependent(s, s.ids.subscriber!, dependentBody({ label: 'spouse', relationship: 'spouse' }, 'Doe1'))
     const baby = await addDependent(s, s.ids.subscriber!, { ...dependentBody({ label: 'baby', relationship: 'child', birthDate: '2026-11-20' }, 'Doe1'), first_name: 'Ivy' })
@@ -158,8 +158,8 @@ describe('several life events of one family in one change window', () => {
 
   // Same rows of the notes, the other way round: a divorce after a birth in one window.
   // Divorce: ex-spouse `INS*N*01*024*01`; Birth: child `INS*N*19*021*02`.
-  // Defect: as above (edi-834-members.ts, changeFileMembers `otherEvent`): the newborn is sent 021*01.
-  it.fails('when a birth and then a divorce of one family go in one change file, then the newborn is 021*02 and the ex-spouse 024*01', async () => {
+  // As above (until 2026-11-27 the newborn went out 021*01).
+  it('when a birth and then a divorce of one family go in one change file, then the newborn is 021*02 and the ex-spouse 024*01', async () => {
     const s = await scenario({ families: [{}] })
     const baby = await addDependent(s, s.ids.subscriber!, { ...dependentBody({ label: 'baby', relationship: 'child', birthDate: '2026-11-20' }, 'Doe1'), first_name: 'Ivy' })
     s.names.set(baby, 'baby')
@@ -186,10 +186,9 @@ describe('several life events of one family in one change window', () => {
   // Notes: New enrollment (newly eligible) `INS*…*021*28`, "356 eligibility begin". A child
   // enrolled from 2027-05-01 and ended 2027-06-30 by a later event in the same window is still an
   // enrollment from 2027-05-01 (HD*021 348, with its 349).
-  // Defect: the loop is named by the latest event (loss_of_coverage → `021*EC`) and DTP*356 is that
-  // event's eligibility_start_date (2027-07-01, the day after the coverage ends):
-  // changeFileMembers/composeChangeLoop in src/modules/carrier-delivery/edi-834-members.ts.
-  it.fails('when a newly eligible child is enrolled and then ended by another event before the file goes, then the child is 021*28 with 356 = its coverage start', async () => {
+  // The child is named by the earliest event of the window that set its coverage, although the
+  // later one replaced that coverage (until 2026-11-27: `021*EC`, 356 = the later event's date).
+  it('when a newly eligible child is enrolled and then ended by another event before the file goes, then the child is 021*28 with 356 = its coverage start', async () => {
     const s = await scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse' }, { label: 'child', relationship: 'child' }], enrolled: ['subscriber', 'spouse'] }] })
     await s.event(s.ids.subscriber!, {
       event: 'newly_eligible',
@@ -215,11 +214,9 @@ describe('several life events of one family in one change window', () => {
   // continuation: `INS*…*021*09*C*…*<INS07>` (`5` divorce), `HD*021`, 340, 348 = COBRA start.
   // Sent in two windows, the service says exactly that (the COBRA test of life-events-834); in one
   // window the ex-spouse's active coverage must still be ended as a divorce, benefit status A.
-  // Defect: the termination loop goes out `INS*N*01*001*01*C`: composeChangeLoop
-  // (src/modules/carrier-delivery/edi-834-members.ts) derives INS03 (`nothingOpen(truth)`) and INS05
-  // (`inCobra`: truth holds an open COBRA record) from the member's whole truth, including the COBRA
-  // coverage its sibling loop adds, so the loop that ends the active coverage claims COBRA status.
-  it.fails('when a divorce and the ex-spouse’s COBRA go in one change file, then the ex-spouse is 024*01*A (HD*024) and then 021*09*C with INS07 5 (HD*021)', async () => {
+  // The loop that ends the active coverage is read without the COBRA coverage its sibling loop
+  // adds (until 2026-11-27 it went out `INS*N*01*001*01*C`).
+  it('when a divorce and the ex-spouse’s COBRA go in one change file, then the ex-spouse is 024*01*A (HD*024) and then 021*09*C with INS07 5 (HD*021)', async () => {
     const s = await scenario({ families: [{}] })
     await s.event(s.ids.subscriber!, {
       event: 'divorce',
@@ -359,12 +356,9 @@ describe('terminations already told, then corrected', () => {
   // Notes: "INS03 is `024` when the member has no coverage left in force after the change;
   // otherwise `001`". Future-dated termination: `HD*024`, 349 in the future. Reinstatement is
   // `INS*…*025*41` / `HD*025` (348 = the new start), a re-enrollment.
-  // Defect: moving a told termination date later (end 2027-09-30 corrected to 2027-10-31, the
-  // family still ends) is sent as a reinstatement `INS*…*025*08` with `HD*025` although no coverage
-  // is left in force after the change. recordsDifference (carrier-view.ts) classifies a later end
-  // as 'reinstatement', and composeChangeLoop (edi-834-members.ts) then picks INS03 025 before it
-  // looks at whether anything stays open.
-  it.fails('when a future termination date already told is moved later, then every loop is still 024*08 with HD*024 and the new DTP*349', async () => {
+  // A told end moved later, the family still ending, is a termination with the new last day
+  // (until 2026-11-27 it went out as a reinstatement, `INS*…*025*08` with `HD*025`).
+  it('when a future termination date already told is moved later, then every loop is still 024*08 with HD*024 and the new DTP*349', async () => {
     const s = await scenario({ families: [{}] })
     const terminate = (lastDay: string, date: string) =>
       s.event(s.ids.subscriber!, {

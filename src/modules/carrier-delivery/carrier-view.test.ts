@@ -178,9 +178,12 @@ describe('coverageChanges', () => {
     expect(changeEffectiveDate(changes[0]!)).toBe('2027-06-01')
   })
 
-  it('when a coverage the carrier holds as ended runs on, then it is a reinstatement', () => {
+  it('when a coverage the carrier holds as ended runs on with no end, then it is a reinstatement', () => {
     expect(show(coverageChanges([record('A', '2027-01-01', '2027-03-31')], [open]))).toEqual(['reinstatement medical:A 2027-01-01..'])
-    expect(show(coverageChanges([record('A', '2027-01-01', '2027-03-31')], [record('A', '2027-01-01', '2027-08-31')]))).toEqual(['reinstatement medical:A 2027-01-01..2027-08-31'])
+  })
+
+  it('when a coverage the carrier holds as ended ends later instead, then it is a termination with the new last day, not a reinstatement', () => {
+    expect(show(coverageChanges([record('A', '2027-01-01', '2027-03-31')], [record('A', '2027-01-01', '2027-08-31')]))).toEqual(['termination medical:A 2027-01-01..2027-08-31'])
   })
 
   it('when only the level changes, then each date it differs is a change with that date', () => {

@@ -130,11 +130,11 @@ export function fullFileRecords(records: readonly CarrierRecord[], effectiveDate
 export type CoverageChange =
   /** HD*021: a coverage the carrier does not hold. */
   | { kind: 'addition'; record: CarrierRecord }
-  /** HD*024 with the new DTP*349 (in the past or the future). */
+  /** HD*024 with the new DTP*349 (in the past or the future; earlier or later than the end told before). */
   | { kind: 'termination'; record: CarrierRecord }
   /** HD*024 with DTP*349 = start - 1: a coverage that never took effect. */
   | { kind: 'cancellation'; record: CarrierRecord }
-  /** HD*025: a coverage the carrier holds as ended runs on (to the new end, or open). */
+  /** HD*025: a coverage the carrier holds as ended runs on with no end. */
   | { kind: 'reinstatement'; record: CarrierRecord }
   /** HD*001: a new coverage level or amount from `term.from` (DTP*303). */
   | { kind: 'change'; record: CarrierRecord; term: CarrierTerm }
@@ -187,8 +187,11 @@ export function recordsDifference(told: readonly CarrierRecord[], truth: readonl
     const known = toldByKey.get(recordKey(record))
     if (!known) changes.push({ kind: 'addition', record })
     else if (known.endDate !== record.endDate) {
-      const earlier = record.endDate !== null && (known.endDate === null || record.endDate < known.endDate)
-      changes.push({ kind: earlier ? 'termination' : 'reinstatement', record })
+      // A coverage that still ends, earlier or later than told, is a termination with its new
+      // last day (HD*024, DTP*349): the member keeps no coverage past it, so nothing is
+      // reinstated (x12-834-notes.md: INS03 024 when nothing stays in force). Only an end removed
+      // brings the coverage back (HD*025).
+      changes.push({ kind: record.endDate !== null ? 'termination' : 'reinstatement', record })
     }
     const terms = termChanges(known ?? recordWithTerms(record, [record.terms[0]!]), record, levels)
     changes.push(...terms.changes)

@@ -163,6 +163,11 @@ interface LoopCodes {
   cobraStartDate: string | null
   /** The event that made the loop (its date stands in for a missing employment end). */
   event: LoadedEvent | null
+  /**
+   * The latest marriage, divorce or legal separation among the file's events, if any: the
+   * subscriber's DMG04 says its outcome whichever event names the loop.
+   */
+  maritalEvent?: LoadedEvent | null
 }
 
 function memberLoop(family: LoadedFamily, member: LoadedMember, context: ComposeContext, codes: LoopCodes, coverages: Edi834Coverage[]): Edi834Member {
@@ -202,7 +207,7 @@ function memberLoop(family: LoadedFamily, member: LoadedMember, context: Compose
     mailingAddress: subscriber ? address(member.mailing_address) : null,
     birthDate: member.birth_date,
     gender: member.gender,
-    maritalStatus: (subscriber && event && MARITAL_STATUS_AFTER[event]) || member.marital_status,
+    maritalStatus: (subscriber && ((codes.maritalEvent && MARITAL_STATUS_AFTER[codes.maritalEvent.event]) || (event && MARITAL_STATUS_AFTER[event]))) || member.marital_status,
     tobaccoUse: member.tobacco_use,
     coverages,
     reportingCategories: subscriber && classification ? [{ name: classification.type, value: classification.code }] : [],
@@ -299,11 +304,13 @@ const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 
  * member with nothing to tell has no loop: a birth that leaves the subscriber's level as it was
  * sends the child alone.
  *
- * `events` are the family's life events among the changes in this file, oldest first: the latest
- * names the loops, except that COBRA coverages starting go in a loop of their own named by the
- * latest `cobra` event, and the rest by the latest other one (a termination and the COBRA that
- * follows it, batched in one file, each keep their codes). `transactionId` is recorded with each
- * HD loop written.
+ * `events` are the family's life events among the changes in this file, oldest first. A member
+ * the carrier was never sent is named by the event of the file that brought it (the earliest that
+ * set one of its active coverages: a spouse by the marriage, a newborn by the birth, whatever
+ * else the family did in the same window); COBRA coverages starting go in a loop of their own
+ * named by the latest `cobra` event; every other loop by the latest other event (a termination
+ * and the COBRA that follows it, batched in one file, each keep their codes). `transactionId` is
+ * recorded with each HD loop written.
  */
 export function changeFileMembers(
   family: LoadedFamily,
@@ -318,6 +325,21 @@ export function changeFileMembers(
   const latest = (which: (e: LoadedEvent) => boolean) => [...events].reverse().find(which) ?? events.at(-1) ?? null
   const cobraEvent = latest((e) => e.event === 'cobra')
   const otherEvent = latest((e) => e.event !== 'cobra')
+  const maritalEvent = [...events].reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null
+  const position = new Map(events.map((event, index) => [event.id, index]))
+  /**
+   * The earliest event of this file that set one of a member's active coverages, replaced since
+   * or not (see above): a child enrolled, then given an end by a later event, was brought by the first.
+   */
+  const broughtBy = (member: LoadedMember): LoadedEvent | null => {
+    let earliest: number | undefined
+    for (const set of family.coverageEvents) {
+      if (set.member_id !== member.id) continue
+      const index = position.get(set.qualifying_life_event_id)
+      if (index !== undefined && (earliest === undefined || index < earliest)) earliest = index
+    }
+    return earliest === undefined ? null : events[earliest]!
+  }
 
   const differences = [family.subscriber, ...family.dependents].flatMap((member) => {
     const truth = recordsOf(family, member, context.window)
@@ -341,10 +363,14 @@ export function changeFileMembers(
     // member has other changes too.
     const split = changes.some(startsCobra) && changes.some((c) => !startsCobra(c))
     const loops = split ? [changes.filter((c) => !startsCobra(c)), changes.filter(startsCobra)] : [changes]
+    // The first of split loops is read as the carrier takes it, before the COBRA loop after it:
+    // an ex-spouse's active coverage ending leaves nothing in force then (024, benefit status A).
+    const continuing = new Set(split ? loops[1]!.map((c) => c.record) : [])
     loops.forEach((loopChanges, index) => {
-      const event = loopChanges.some(startsCobra) ? cobraEvent : otherEvent
+      const event = loopChanges.some(startsCobra) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
       const knownBefore = index === 0 ? known : { records: held, digest }
-      members.push(composeChangeLoop(family, member, context, event, loopChanges, knownBefore, truth, lostPartner && isPartner(member)))
+      const truthAfter = index === 0 && split ? truth.filter((record) => !continuing.has(record)) : truth
+      members.push(composeChangeLoop(family, member, context, event, loopChanges, knownBefore, truthAfter, lostPartner && isPartner(member), maritalEvent))
       for (const change of loopChanges) {
         const loop = coverageLoop(family, context, member.id, change)
         written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
@@ -365,6 +391,7 @@ function composeChangeLoop(
   known: { records: CarrierRecord[]; digest: string } | undefined,
   truth: readonly CarrierRecord[],
   survivingSpouse: boolean,
+  maritalEvent: LoadedEvent | null,
 ): Edi834Member {
   const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
@@ -395,6 +422,7 @@ function composeChangeLoop(
       cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
       cobraStartDate: cobra?.record.startDate ?? null,
       event,
+      maritalEvent,
     },
     changes.map((change) => coverageLoop(family, context, member.id, change)),
   )

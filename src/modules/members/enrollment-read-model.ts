@@ -105,6 +105,12 @@ export interface LoadedFamily {
   events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
   latestEvent: LoadedEvent | null
+  /**
+   * With `allEvents`: which life events set each member's active coverages on the coverage
+   * period, those a later event replaced included (member id, event id). A change file names a
+   * member the carrier was never sent by the event that brought it (edi-834-members.ts).
+   */
+  coverageEvents: { member_id: string; qualifying_life_event_id: string }[]
 }
 
 /** The coverage period as the loader needs it: its id and its dates (the window records are seen through). */
@@ -239,12 +245,18 @@ export async function loadFamilies(
          ORDER BY subscriber_id, created_at DESC, id DESC`,
     named,
   )
-  const [members, spans, pcps, events] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery])
+  const coverageEventsQuery = options.allEvents
+    ? executeNamed(db, sql<{ subscriber_id: string; member_id: string; qualifying_life_event_id: string }>`
+        SELECT DISTINCT subscriber_id, member_id, qualifying_life_event_id
+          FROM coverage_spans
+         WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId} AND status <> 'cobra'`, named)
+    : Promise.resolve({ rows: [] as { subscriber_id: string; member_id: string; qualifying_life_event_id: string }[] })
+  const [members, spans, pcps, events, coverageEvents] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery, coverageEventsQuery])
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
   const families = new Map<string, LoadedFamily>()
   for (const member of members.rows) {
-    if (member.kind === 'subscriber') families.set(member.id, { subscriber: member, dependents: [], spans: [], coverages: [], events: [], latestEvent: null })
+    if (member.kind === 'subscriber') families.set(member.id, { subscriber: member, dependents: [], spans: [], coverages: [], events: [], latestEvent: null, coverageEvents: [] })
   }
   for (const member of members.rows) {
     if (member.kind === 'dependent') families.get(member.subscriber_id!)?.dependents.push(member)
@@ -277,6 +289,7 @@ export async function loadFamilies(
     family.events.push(event)
     if (row.coverage_period_id === coveragePeriodId) family.latestEvent = event
   }
+  for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id })
   if (options.withCoverages) {
     const onDate = referenceDate(window, options.today ?? todayUtc())
     for (const family of families.values()) family.coverages = coveragesOn(family, window, onDate)
