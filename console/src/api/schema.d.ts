@@ -275,7 +275,7 @@ export interface paths {
         };
         /**
          * List groups
-         * @description The account's employer groups with their locations and producers, oldest first. Operators see every account's groups. `search` keeps the groups whose organization name or external identifier contains the text, ignoring case.
+         * @description The account's employer groups with their locations and producers, oldest first. Operators see every account's groups. `search` keeps the groups whose organization name or external identifier contains the text, ignoring case. `account_id` keeps one account's groups (an operator's way to list a single account); another account's id finds nothing for a partner, as on GET /errors. Filters combine (AND).
          */
         get: operations["listGroups"];
         put?: never;
@@ -5538,6 +5538,8 @@ export interface operations {
                  * @example acme
                  */
                 search?: string;
+                /** @description Groups of this account (operators: any account's; a partner's own account only) */
+                account_id?: string;
             };
             header?: never;
             path?: never;

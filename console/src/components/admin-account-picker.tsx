@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { api, totalOf, unwrap, type Schema } from '../api/client'
+import { everyPage } from '../lib/every-page'
 import { failureText } from '../lib/problems'
 import { navigate, useLocation, withQuery } from '../lib/router'
 import { isOperator, useSession } from '../lib/session'
@@ -29,14 +30,15 @@ export function useChosenAccount(): { accountId: string; operator: boolean; own:
 
 /**
  * Accounts by id, for naming them in lists (operators only: GET /accounts is an operator call).
- * Only the first hundred are looked up; others show their id.
+ * Every page of them up to MAX_PICKER_CHOICES, so an account past the first hundred is named
+ * too; beyond the cap an account shows its id.
  */
 export function useAccountNames(enabled: boolean): Map<string, string> {
   const names = useApi(
     async (signal) => {
       if (!enabled) return new Map<string, string>()
-      const result = await api.GET('/accounts', { params: { query: { page: 1, per_page: ACCOUNTS_PER_PAGE } }, signal })
-      return new Map(unwrap(result).accounts.map((account) => [account.id, account.name]))
+      const accounts = await everyPage((paging) => api.GET('/accounts', { params: { query: paging }, signal }), (data) => data.accounts)
+      return new Map(accounts.map((account) => [account.id, account.name]))
     },
     [enabled],
   )

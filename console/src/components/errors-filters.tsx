@@ -1,5 +1,6 @@
 import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
-import { api, totalOf, unwrap, type Schema } from '../api/client'
+import { api, type Schema } from '../api/client'
+import { everyPage } from '../lib/every-page'
 import { useApi } from '../lib/use-api'
 import { ERROR_ASSIGNEES, ERROR_PARAMETERS, ERROR_SEVERITIES, ERROR_SOURCES, type ErrorSort } from './errors-shared'
 import { SORT_OPTIONS } from './errors-list'
@@ -85,41 +86,60 @@ export function StatusCounts({ counts, status, onStatus }: { counts: ErrorCounts
   )
 }
 
-/** The most users the assignment pickers list: ten pages of the largest size. */
-const MAX_ASSIGNABLE_USERS = 1000
-
 /**
  * Active users of the signed-in user's own account: who errors and work orders can be assigned
- * to. Every page of them (up to MAX_ASSIGNABLE_USERS), so a team of more than a hundred finds
+ * to. Every page of them (up to MAX_PICKER_CHOICES), so a team of more than a hundred finds
  * each of its people in the pickers.
  */
 export function useAccountUsers(): AccountUser[] {
-  const users = useApi(async (signal) => {
-    const all: AccountUser[] = []
-    for (let page = 1; all.length < MAX_ASSIGNABLE_USERS; page++) {
-      const result = await api.GET('/users', { params: { query: { status: 'active', page, per_page: 100 } }, signal })
-      const users = unwrap(result).users
-      all.push(...users)
-      if (users.length === 0 || all.length >= totalOf(result.response)) break
-    }
-    return all
-  }, [])
+  const users = useApi(
+    (signal) => everyPage((paging) => api.GET('/users', { params: { query: { status: 'active', ...paging } }, signal }), (data) => data.users),
+    [],
+  )
   return users.data ?? []
 }
 
-/** The operator's account and group pickers' choices (the first hundred of each, by name). */
-export function usePickerChoices(operator: boolean, accountId: string | undefined) {
+type Choice = { value: string; label: string }
+
+/**
+ * The Group picker's groups: every group of the chosen account (GET /groups?account_id=), or of
+ * every account the caller sees when none is chosen, page by page up to MAX_PICKER_CHOICES. The
+ * filter runs in the API, not here: filtering a first page in the browser hid an account's groups
+ * created after the hundredth group of the deployment.
+ */
+function useGroupChoices(enabled: boolean, accountId: string | undefined): Choice[] {
+  const groups = useApi(
+    async (signal) => ({
+      accountId,
+      groups: enabled
+        ? await everyPage((paging) => api.GET('/groups', { params: { query: { ...paging, account_id: accountId } }, signal }), (data) => data.groups)
+        : [],
+    }),
+    [enabled, accountId],
+  )
+  // While another account's groups load, the previous account's are not offered.
+  const loaded = groups.data && groups.data.accountId === accountId ? groups.data.groups : []
+  return loaded.map((group) => ({ value: group.id, label: group.employer.organization_name })).sort(byLabel)
+}
+
+/** The Account picker's partner accounts (the operator accounts have no queue of their own), up to MAX_PICKER_CHOICES. */
+function useAccountChoices(operator: boolean): Choice[] {
   const accounts = useApi(
-    async (signal) => (operator ? unwrap(await api.GET('/accounts', { params: { query: { page: 1, per_page: 100 } }, signal })).accounts : []),
+    async (signal) =>
+      operator ? everyPage((paging) => api.GET('/accounts', { params: { query: { ...paging, kind: 'partner' } }, signal }), (data) => data.accounts) : [],
     [operator],
   )
-  const groups = useApi(async (signal) => unwrap(await api.GET('/groups', { params: { query: { page: 1, per_page: 100 } }, signal })).groups, [])
-  const groupChoices = (groups.data ?? [])
-    .filter((group) => !accountId || group.account_id === accountId)
-    .map((group) => ({ value: group.id, label: group.employer.organization_name }))
-    .sort((a, b) => a.label.localeCompare(b.label))
-  const accountChoices = (accounts.data ?? []).filter((account) => account.kind !== 'service').map((account) => ({ value: account.id, label: account.name }))
-  return { groupChoices, accountChoices }
+  return (accounts.data ?? []).map((account) => ({ value: account.id, label: account.name })).sort(byLabel)
+}
+
+const byLabel = (a: Choice, b: Choice) => a.label.localeCompare(b.label)
+
+/**
+ * The queue's account and group pickers' choices, each sorted by name. `operator` enables the
+ * Account picker; `showGroups` false (a coverage period's own queue) loads no group at all.
+ */
+export function usePickerChoices(operator: boolean, accountId: string | undefined, showGroups = true) {
+  return { groupChoices: useGroupChoices(showGroups, accountId), accountChoices: useAccountChoices(operator) }
 }
 
 export interface QueueFilterValues {

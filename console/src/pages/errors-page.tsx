@@ -107,7 +107,7 @@ export function ErrorsPage({ coveragePeriodId }: { coveragePeriodId?: string }) 
   )
 
   const users = useAccountUsers()
-  const { groupChoices, accountChoices } = usePickerChoices(operator && !coveragePeriodId, accountId)
+  const { groupChoices, accountChoices } = usePickerChoices(operator && !coveragePeriodId, accountId, !coveragePeriodId)
 
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
   const [action, setAction] = useState<ErrorAction | null>(null)

@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Executor, GroupRow, GroupsTable, LocationsTable, ProducersOfRecordTable } from '../../db/schema.js'
 import type { PageRequest } from '../../http/pagination.js'
 import { selectPage } from '../../db/paging.js'
+import type { GroupFilters } from './groups.schema.js'
 
 import type { AccountScope } from '../../lib/actor.js'
 
@@ -13,9 +14,15 @@ export type ProducerRow = Selectable<ProducersOfRecordTable>
 export const GROUP_IDENTIFIER_CONSTRAINT = 'groups_account_external_identifier_key'
 export const LOCATION_IDENTIFIER_CONSTRAINT = 'locations_group_external_identifier_key'
 
-export async function listGroups(db: Executor, accountId: AccountScope, search: string | undefined, pageReq: PageRequest) {
+/**
+ * The groups in `scope` that match the filters. The account filter is applied on top of the
+ * scope, never instead of it: a partner asking for another account's groups gets none.
+ */
+export async function listGroups(db: Executor, scope: AccountScope, filters: GroupFilters, pageReq: PageRequest) {
+  const { search, account_id } = filters
   let query = db.selectFrom('groups')
-  if (accountId) query = query.where('account_id', '=', accountId)
+  if (scope) query = query.where('account_id', '=', scope)
+  if (account_id) query = query.where('account_id', '=', account_id)
   if (search) {
     // The text is a literal, not a pattern: % and _ typed by a user match themselves.
     const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

@@ -45,16 +45,18 @@ export function groupsRoutes(app: App, groups: GroupsService): void {
         summary: 'List groups',
         description:
           "The account's employer groups with their locations and producers, oldest first. Operators see every account's groups. " +
-          '`search` keeps the groups whose organization name or external identifier contains the text, ignoring case.',
+          '`search` keeps the groups whose organization name or external identifier contains the text, ignoring case. ' +
+          "`account_id` keeps one account's groups (an operator's way to list a single account); another account's id " +
+          'finds nothing for a partner, as on GET /errors. Filters combine (AND).',
         tags,
         querystring: GroupsQuery,
         response: { 200: GroupList, ...problemResponses('validation_failed') },
       },
     },
     async (request, reply) => {
-      const { search, ...paging } = request.query
-      const pageReq = pageRequest(paging)
-      const { items, total } = await groups.listGroups(requireActor(request), search, pageReq)
+      const { page, per_page, ...filters } = request.query
+      const pageReq = pageRequest({ page, per_page })
+      const { items, total } = await groups.listGroups(requireActor(request), filters, pageReq)
       setPaginationHeaders(request, reply, pageReq, total)
       return { groups: items }
     },

@@ -275,9 +275,14 @@ export const GroupsQuery = Type.Object(
         examples: ['acme'],
       }),
     ),
+    // As GET /errors' account_id: it narrows within what the caller may see, so a partner naming
+    // another account finds nothing (not a 404 that would tell the account exists).
+    account_id: Type.Optional(Type.String({ format: 'uuid', description: "Groups of this account (operators: any account's; a partner's own account only)" })),
   },
   { additionalProperties: false },
 )
+/** The filters a group listing combines (AND). */
+export type GroupFilters = Omit<Static<typeof GroupsQuery>, 'page' | 'per_page'>
 export const GroupList = Type.Object(
   { groups: Type.Array(GroupSchema) },
   { description: 'One page of groups; see the Total and Link headers', examples: [{ groups: [exampleGroup] }] },

@@ -12,7 +12,7 @@ import * as repo from './groups.repo.js'
 import { duplicateLocationIdentifiers, groupCoreProblems, locationProblems, newGroupProblems } from './groups.rules.js'
 import { todayUtc } from '../../lib/clock.js'
 import { checkIfMatch, type IfMatch } from '../../lib/etag.js'
-import type { Agency, CreateLocationInput, Group, GroupCore, Location, LocationInputT, NewGroup, Producer } from './groups.schema.js'
+import type { Agency, CreateLocationInput, Group, GroupCore, GroupFilters, Location, LocationInputT, NewGroup, Producer } from './groups.schema.js'
 
 
 function presentAddress(row: repo.LocationRow): Address {
@@ -192,8 +192,8 @@ export function createGroupsService({ db }: { db: Db }) {
       return (await presentGroups(db, [row]))[0]!
     },
 
-    async listGroups(actor: Actor, search: string | undefined, pageReq: PageRequest) {
-      const { items, total } = await repo.listGroups(db, accountScopeOf(actor), search?.trim() || undefined, pageReq)
+    async listGroups(actor: Actor, filters: GroupFilters, pageReq: PageRequest) {
+      const { items, total } = await repo.listGroups(db, accountScopeOf(actor), { ...filters, search: filters.search?.trim() || undefined }, pageReq)
       return { items: await presentGroups(db, items), total }
     },
 
