@@ -25,7 +25,7 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * already told, a change undone before the file goes, a dependent ageing out, COBRA after an
  * earlier family event. Each test drives the API (aetna, an edi carrier that does not act on its
  * own), builds the change file, and asserts what /work/shared/spec/x12-834-notes.md says (quoted
- * above each assertion). A test marked `it.fails` names a defect of the service not yet fixed.
+ * above each assertion).
  *
  * Plan years are 2027 (the clock says 2026-11 when written), so every change is future-dated.
  */
@@ -468,11 +468,9 @@ describe('a dependent ageing out', () => {
 
   // Notes: COBRA continuation `INS*…*021*09*C*…*<INS07>` per continuing member, "INS07 `1`
   // termination, `2` reduction of hours, `5` divorce, `7` ineligible child".
-  // Defect: cobraQualifyingEvent (src/modules/carrier-delivery/edi-834-members.ts) takes the
-  // family's latest event that ends coverage of anyone (here the divorce months earlier that ended
-  // the spouse's coverage), not the event that ended this member's coverage: the child who ages out
-  // and continues under COBRA is sent INS07 `5` (divorce) instead of `7` (ineligible child).
-  it.fails('when a child ages out and continues under COBRA in a family that had a divorce earlier, then its loop is 021*09*C with INS07 7 (ineligible child)', async () => {
+  // INS07 comes from the event that ended this member's active coverage, not the family's latest
+  // that ended anyone's (until 2026-11-27 the divorce months earlier gave the child `5`).
+  it('when a child ages out and continues under COBRA in a family that had a divorce earlier, then its loop is 021*09*C with INS07 7 (ineligible child)', async () => {
     const s = await scenario({ families: [{}] })
     await s.event(s.ids.subscriber!, {
       event: 'divorce',

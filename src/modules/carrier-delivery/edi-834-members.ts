@@ -216,13 +216,31 @@ function memberLoop(family: LoadedFamily, member: LoadedMember, context: Compose
 
 const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindow) => carrierRecords(spansOf(family, member.id), window, member.kind === 'subscriber')
 
-/** INS07 for a member continuing under COBRA: the family's latest event that ends coverage, or a child's ageing out. */
+/**
+ * How long a coverage may run on past the event that ends it: to the end of the month the event
+ * takes effect in, at most.
+ */
+const COVERAGE_RUNS_ON_DAYS = 31
+
+/**
+ * INS07 for a member continuing under COBRA: the family's latest event that ended this member's
+ * active coverage, or a child's ageing out. An event the coverage outlived by more than a month
+ * (a divorce months before a child ages out) or that took effect after it ended did not end it;
+ * an event that took effect the day after it ended did, and when it has no COBRA code of its own
+ * (a child's loss of coverage) the member's default stands.
+ */
 function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null): Edi834Member['cobraQualifyingEvent'] {
   const upTo = before ? family.events.indexOf(before) : -1
   const earlier = upTo >= 0 ? family.events.slice(0, upTo + 1) : family.events
+  const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
+  const lastActiveEnd = activeEnds.sort().at(-1)
+  const endedFrom = lastActiveEnd === undefined ? undefined : addDays(lastActiveEnd, 1)
   for (const event of [...earlier].reverse()) {
+    if (event.event === 'cobra') continue
+    if (endedFrom !== undefined && (addDays(event.eligibility_start_date, COVERAGE_RUNS_ON_DAYS) < endedFrom || event.eligibility_start_date > endedFrom)) continue
     const found = COBRA_EVENT_AFTER[event.event]
     if (found) return found
+    if (event.eligibility_start_date === endedFrom) break
   }
   return member.kind === 'dependent' && member.subscriber_relationship === 'child' ? 'ineligible_child' : 'termination_of_employment'
 }
