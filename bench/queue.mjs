@@ -11,7 +11,8 @@
 //      rotating: p99 under 100 ms;
 //   3. counts: GET /coverage_periods/{id}/errors/counts, plain and with status=unresolved and a
 //      search, rotating: p99 under 50 ms;
-//   4. the CSV export of all 100,000 errors (Accept: text/csv), alone: under 5 s, server RSS
+//   4. the CSV export of all 100,000 errors (Accept: text/csv), alone, on a service started afresh
+//      for it (and, recorded only, right after the load): under 5 s, server RSS
 //      growth under 50 MB, every row present.
 // The console's first page (the fourth target) is bench/console.mjs (`npm run bench:console`).
 // Counts are also measured on one connection, since their target names no concurrency.
@@ -192,10 +193,21 @@ async function main() {
   const counts = await measure('Counts (plain, status=unresolved, two searches)', service.url, headers, service.child.pid, countPaths)
   // The counts target names no concurrency: one operator's call, measured alone too.
   const countsAlone = await measure('Counts, one connection', service.url, headers, service.child.pid, countPaths, 1)
+  const report = (label, r) => console.log(`  ${label}: ${r.rows} rows, ${fmt(r.megabytes, 1)} MB in ${fmt(r.seconds, 2)} s; RSS ${r.rssBeforeMb} → peak ${r.rssPeakMb} MB (+${r.rssGrowthMb} MB)`)
   console.log('\nCSV export of every error ...')
-  const csv = await exportCsv(service.url, headers, service.child.pid, cp.coveragePeriodId)
-  console.log(`  ${csv.rows} rows, ${fmt(csv.megabytes, 1)} MB in ${fmt(csv.seconds, 2)} s; RSS ${csv.rssBeforeMb} → peak ${csv.rssPeakMb} MB (+${csv.rssGrowthMb} MB)`)
+  const afterLoad = await exportCsv(service.url, headers, service.child.pid, cp.coveragePeriodId)
+  report('after the load above', afterLoad)
   if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)
+  await stopAll()
+  // Again on a service started afresh for it, as bench:scale measures each step, and this one is
+  // the verdict's: after the load above, the RSS the export starts from depends on when V8 last
+  // gave memory back (147 to 233 MB in four runs of 2026-11-27, each peaking near 258 MB), and the
+  // growth measured with it (+3 to +82 MB for the same code).
+  const fresh = await startService('info', { label: 'queue-export', extraEnv: { DATABASE_URL: database.databaseUrl } })
+  await expectOk('counts', `${fresh.url}${countPaths[0]}`, { headers }, (b) => b?.counts?.total === ERROR_COUNT)
+  const csv = await exportCsv(fresh.url, headers, fresh.child.pid, cp.coveragePeriodId)
+  report('on a service started afresh', csv)
+  if (!isRunning(fresh.child)) throw new Error(`The service died during the export; see ${fresh.logFile}`)
   await stopAll()
 
   const page = (r) => [r.name, fmt(r.rps), String(r.p50), String(r.p99), String(r.non2xx + r.errors), fmt(r.serverUs), fmt(r.postgresUs)]
@@ -217,7 +229,8 @@ async function main() {
         [`Counts < ${TARGETS.countsP99Ms} ms (p99, one connection)`, `${countsAlone.p99} ms (p50 ${countsAlone.p50} ms)`, verdict(countsAlone.p99 < TARGETS.countsP99Ms && countsAlone.non2xx + countsAlone.errors === 0)],
         [`... and at ${CONNECTIONS} connections (p99)`, `${counts.p99} ms (p50 ${counts.p50} ms)`, verdict(counts.p99 < TARGETS.countsP99Ms && counts.non2xx + counts.errors === 0)],
         [`CSV export of ${ERROR_COUNT.toLocaleString('en')} errors < ${TARGETS.csvSeconds} s, every row`, `${fmt(csv.seconds, 2)} s, ${csv.rows.toLocaleString('en')} rows, ${fmt(csv.megabytes, 1)} MB`, verdict(csv.seconds < TARGETS.csvSeconds && csv.rows === ERROR_COUNT)],
-        [`... server RSS growth < ${TARGETS.csvRssMb} MB`, `+${csv.rssGrowthMb} MB (${csv.rssBeforeMb} → ${csv.rssPeakMb} MB)`, verdict(csv.rssGrowthMb < TARGETS.csvRssMb)],
+        [`... server RSS growth < ${TARGETS.csvRssMb} MB (a service started afresh for it)`, `+${csv.rssGrowthMb} MB (${csv.rssBeforeMb} → ${csv.rssPeakMb} MB)`, verdict(csv.rssGrowthMb < TARGETS.csvRssMb)],
+        [`... the same export right after the load above (recorded, no verdict)`, `${fmt(afterLoad.seconds, 2)} s, +${afterLoad.rssGrowthMb} MB (${afterLoad.rssBeforeMb} → ${afterLoad.rssPeakMb} MB)`, 'recorded'],
       ],
     ),
   ]
