@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
+import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, loop, memberIdsOf, openScenario, updateSubscriber } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
@@ -16,7 +17,6 @@ import {
   todayUtc,
   type GroupSpec,
   type InstalledGroup,
-  type MemberLoop,
 } from './helpers/life-event-scenarios.js'
 import { call, expectProblem, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -43,97 +43,10 @@ beforeAll(async () => {
 })
 afterAll(async () => bed?.close())
 
-const GOLD = 'Gold PPO 500'
-const SILVER = 'Silver PPO 1500'
-
-/** One installed group with its carrier's files applied, and names for its members. */
-interface Scenario {
-  partner: Credential
-  group: InstalledGroup
-  carrier: CarrierFiles
-  /** Family 0's member ids by label. */
-  ids: Record<string, string>
-  names: Map<string, string>
-  event(subscriberId: string, body: Record<string, unknown>): Promise<{ id: string }>
-  /** The change file of what was done since the last one, loops named and shaped for comparison. */
-  changeFile(): Promise<{ content: string; loops: MemberLoop[]; shapes: LoopShape[] }>
-}
-
-interface LoopShape {
-  member: string
-  ins: string
-  dates: string[]
-  coverages: { hd: string; dates: string[] }[]
-}
-
-/**
- * A loop as compared: the member's name, INS, member DTPs and each HD with its DTPs (sorted).
- * DTP*336 (employment begin) is a standing fact of the subscriber on every loop, not part of an
- * event's change: left out here, asserted where it matters (the new hire).
- */
-const shapeOf = (names: Map<string, string>) => (loop: MemberLoop): LoopShape => ({
-  member: names.get(loop.memberId) ?? loop.memberId,
-  ins: loop.ins,
-  dates: loop.dates.filter((d) => !d.startsWith('DTP*336*')),
-  coverages: loop.coverages.map((c) => ({ hd: c.hd, dates: c.dates })),
-})
-
-const loop = (member: string, ins: string, dates: string[], ...coverages: { hd: string; dates: string[] }[]): LoopShape => ({ member, ins, dates: [...dates].sort(), coverages })
-const hd = (segment: string, ...dates: string[]) => ({ hd: segment, dates: [...dates].sort() })
-
-async function scenario(spec: GroupSpec): Promise<Scenario> {
-  const partner = await t.newPartner()
-  const group = await installGroup(t, workers, partner, operator, spec)
-  const carrier = new CarrierFiles(t, workers, partner, operator, group)
-  const first = await carrier.sync()
-  expect(first.map((f) => f.delivery.kind), 'the installation sends one full file').toEqual(['full'])
-  expect(linesHeldTwice(first[0]!.content, group.period.start)).toEqual([])
-  const names = new Map<string, string>()
-  group.families.forEach((family, index) => {
-    for (const [label, id] of Object.entries(family.ids)) names.set(id, index === 0 ? label : `f${index + 1}.${label}`)
-  })
-  const shape = shapeOf(names)
-  return {
-    partner,
-    group,
-    carrier,
-    ids: group.families[0]!.ids,
-    names,
-    async event(subscriberId, body) {
-      const res = await postLifeEvent(t, partner, subscriberId, { coverage_period_id: group.coveragePeriodId, ...body })
-      expect(res.statusCode, res.body).toBe(201)
-      return res.json().qualifying_life_event
-    },
-    async changeFile() {
-      const file = await carrier.nextChangeFile()
-      expect(file.content, 'an original change file (BGN01 00, BGN08 2)').toMatch(/BGN\*00\*[^~]*\*2~/)
-      return { ...file, shapes: file.loops.map(shape) }
-    },
-  }
-}
+const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 
 /** A coverage as the API answers it (plan by external identifier). */
 const cov = (plan: string, start: string, end: string | null, level: string, status = 'employer_sponsored') => ({ plan, start, end, level, status })
-
-/** The dependent added to a family through the API; answers its id. */
-async function addDependent(s: Scenario, subscriberId: string, body: Record<string, unknown>): Promise<string> {
-  const res = await call(t.app, s.partner, 'POST', `/subscribers/${subscriberId}/dependents`, { dependent: body })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json().dependent.id
-}
-
-/** PUT /subscribers/{id} with the subscriber as it is but `changes` applied (If-Match from a fresh read). */
-async function updateSubscriber(s: Scenario, subscriberId: string, changes: (current: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const read = await call(t.app, s.partner, 'GET', `/subscribers/${subscriberId}`)
-  expect(read.statusCode, read.body).toBe(200)
-  const { id: _id, group_id: _g, status: _s, dependents: _d, social_security_number: _ssn, created_at: _c, updated_at: _u, current_qualifying_life_events: _q, ...fields } =
-    read.json().subscriber
-  const res = await call(t.app, s.partner, 'PUT', `/subscribers/${subscriberId}`, { subscriber: changes(fields) }, { 'if-match': read.headers.etag as string })
-  expect(res.statusCode, res.body).toBe(200)
-}
-
-/** Every member the scenario named, by name. */
-const memberIdsOf = (s: Scenario) => Object.fromEntries([...s.names].map(([id, name]) => [name, id]))
 
 describe('life events in the 834 change file', () => {
   it('when a new hire enrolls with a spouse, then both are additions (021*28) with 348, 303 = start, 336 hire date and 356 eligibility begin, and no other family is sent', async () => {
@@ -594,25 +507,6 @@ describe('life events in the 834 change file', () => {
  * carrier group number), its plans copied from 2027, its setup completed before any life event.
  * The caller moves the work order.
  */
-async function createRenewal(s: Scenario) {
-  const res = await call(t.app, s.partner, 'POST', `/groups/${s.group.groupId}/coverage_periods`, {
-    coverage_period: { external_identifier: 'plan-year-2028', coverage_start_date: '2028-01-01', coverage_end_date: '2028-12-31', employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' } },
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  const id = res.json().coverage_period.id as string
-  const copied = await call(t.app, s.partner, 'POST', `/coverage_periods/${id}/plans/copy`, { from_coverage_period_id: s.group.coveragePeriodId })
-  expect(copied.statusCode, copied.body).toBe(201)
-  const plans: InstalledGroup['plans'] = Object.fromEntries(
-    (copied.json().plans as { id: string; external_identifier: string; description: string }[]).map((p) => [
-      p.external_identifier,
-      { id: p.id, description: p.description, externalIdentifier: p.external_identifier },
-    ]),
-  )
-  const setup = await call(t.app, s.partner, 'POST', `/coverage_periods/${id}/complete_setup`)
-  expect(setup.statusCode, setup.body).toBe(201)
-  const group: InstalledGroup = { ...s.group, coveragePeriodId: id, period: { start: '2028-01-01', end: '2028-12-31' }, plans, workOrderId: setup.json().work_order.id }
-  return { id, plans, group, workOrderId: group.workOrderId }
-}
 
 describe('what a carrier is told, beyond one event', () => {
   it('when a family changes plan after the full file’s date but before installation completes, then the full file holds one plan per line and the follow-up change file tells the plan change', async () => {

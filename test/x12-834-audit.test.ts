@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
+import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, type LoopShape } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
@@ -8,14 +9,10 @@ import {
   completeWorkOrder,
   dependentBody,
   dtp,
-  installGroup,
   medical,
   memberLoops,
-  postLifeEvent,
   todayUtc,
   type GroupSpec,
-  type InstalledGroup,
-  type MemberLoop,
 } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -41,87 +38,13 @@ beforeAll(async () => {
 })
 afterAll(async () => bed?.close())
 
-const GOLD = 'Gold PPO 500'
-const SILVER = 'Silver PPO 1500'
+const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 
-interface LoopShape {
-  member: string
-  ins: string
-  dates: string[]
-  coverages: { hd: string; dates: string[] }[]
-}
-
-interface Scenario {
-  partner: Credential
-  group: InstalledGroup
-  carrier: CarrierFiles
-  ids: Record<string, string>
-  names: Map<string, string>
-  event(subscriberId: string, body: Record<string, unknown>): Promise<{ id: string }>
-  changeFile(): Promise<{ content: string; loops: MemberLoop[]; shapes: LoopShape[] }>
-}
-
-/** A loop as compared: member name, INS, member DTPs without 336 (a standing fact), each HD with its DTPs. */
-const shapeOf = (names: Map<string, string>) => (loop: MemberLoop): LoopShape => ({
-  member: names.get(loop.memberId) ?? loop.memberId,
-  ins: loop.ins,
-  dates: loop.dates.filter((d) => !d.startsWith('DTP*336*')),
-  coverages: loop.coverages.map((c) => ({ hd: c.hd, dates: c.dates })),
-})
-
-async function scenario(spec: GroupSpec): Promise<Scenario> {
-  const partner = await t.newPartner()
-  const group = await installGroup(t, workers, partner, operator, spec)
-  const carrier = new CarrierFiles(t, workers, partner, operator, group)
-  const first = await carrier.sync()
-  expect(first.map((f) => f.delivery.kind), 'the installation sends one full file').toEqual(['full'])
-  const names = new Map<string, string>()
-  group.families.forEach((family, index) => {
-    for (const [label, id] of Object.entries(family.ids)) names.set(id, index === 0 ? label : `f${index + 1}.${label}`)
-  })
-  const shape = shapeOf(names)
-  return {
-    partner,
-    group,
-    carrier,
-    ids: group.families[0]!.ids,
-    names,
-    async event(subscriberId, body) {
-      const res = await postLifeEvent(t, partner, subscriberId, { coverage_period_id: group.coveragePeriodId, ...body })
-      expect(res.statusCode, res.body).toBe(201)
-      return res.json().qualifying_life_event
-    },
-    async changeFile() {
-      const file = await carrier.nextChangeFile()
-      expect(file.content, 'an original change file (BGN01 00, BGN08 2)').toMatch(/BGN\*00\*[^~]*\*2~/)
-      return { ...file, shapes: file.loops.map(shape) }
-    },
-  }
-}
-
-async function addDependent(s: Scenario, subscriberId: string, body: Record<string, unknown>): Promise<string> {
-  const res = await call(t.app, s.partner, 'POST', `/subscribers/${subscriberId}/dependents`, { dependent: body })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json().dependent.id
-}
-
-/** PUT /subscribers/{id} with `changes` applied to the subscriber as read (If-Match from the read). */
-async function updateSubscriber(s: Scenario, subscriberId: string, changes: (current: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const read = await call(t.app, s.partner, 'GET', `/subscribers/${subscriberId}`)
-  expect(read.statusCode, read.body).toBe(200)
-  const { id: _id, group_id: _g, status: _s, dependents: _d, social_security_number: _ssn, created_at: _c, updated_at: _u, current_qualifying_life_events: _q, ...fields } =
-    read.json().subscriber
-  const res = await call(t.app, s.partner, 'PUT', `/subscribers/${subscriberId}`, { subscriber: changes(fields) }, { 'if-match': read.headers.etag as string })
-  expect(res.statusCode, res.body).toBe(200)
-}
-
-const memberIdsOf = (s: Scenario) => Object.fromEntries([...s.names].map(([id, name]) => [name, id]))
 const loopOf = (shapes: LoopShape[], member: string) => {
   const found = shapes.filter((l) => l.member === member)
   expect(found.length, `one loop for ${member}: ${JSON.stringify(shapes)}`).toBe(1)
   return found[0]!
 }
-const hd = (segment: string, ...dates: string[]) => ({ hd: segment, dates: [...dates].sort() })
 
 describe('several life events of one family in one change window', () => {
   // Notes, "Life events in the 834": Marriage: spouse `INS*N*01*021*32`; subscriber `INS*Y*18*001*32`, `DMG04 M`.
@@ -580,20 +503,3 @@ describe('dates of changes in the past and in a renewal', () => {
   })
 })
 
-/** The 2028 renewal of a scenario's group (plans copied, setup completed before any event); the caller moves the work order. */
-async function createRenewal(s: Scenario) {
-  const res = await call(t.app, s.partner, 'POST', `/groups/${s.group.groupId}/coverage_periods`, {
-    coverage_period: { external_identifier: 'plan-year-2028', coverage_start_date: '2028-01-01', coverage_end_date: '2028-12-31', employer_sign_off: { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' } },
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  const id = res.json().coverage_period.id as string
-  const copied = await call(t.app, s.partner, 'POST', `/coverage_periods/${id}/plans/copy`, { from_coverage_period_id: s.group.coveragePeriodId })
-  expect(copied.statusCode, copied.body).toBe(201)
-  const plans: InstalledGroup['plans'] = Object.fromEntries(
-    (copied.json().plans as { id: string; external_identifier: string; description: string }[]).map((p) => [p.external_identifier, { id: p.id, description: p.description, externalIdentifier: p.external_identifier }]),
-  )
-  const setup = await call(t.app, s.partner, 'POST', `/coverage_periods/${id}/complete_setup`)
-  expect(setup.statusCode, setup.body).toBe(201)
-  const group: InstalledGroup = { ...s.group, coveragePeriodId: id, period: { start: '2028-01-01', end: '2028-12-31' }, plans, workOrderId: setup.json().work_order.id }
-  return { id, plans, group, workOrderId: group.workOrderId }
-}
