@@ -245,12 +245,13 @@ export async function loadFamilies(
          ORDER BY subscriber_id, created_at DESC, id DESC`,
     named,
   )
+  type CoverageEventRow = { subscriber_id: string; member_id: string; qualifying_life_event_id: string }
   const coverageEventsQuery = options.allEvents
-    ? executeNamed(db, sql<{ subscriber_id: string; member_id: string; qualifying_life_event_id: string }>`
+    ? executeNamed(db, sql<CoverageEventRow>`
         SELECT DISTINCT subscriber_id, member_id, qualifying_life_event_id
           FROM coverage_spans
          WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId} AND status <> 'cobra'`, named)
-    : Promise.resolve({ rows: [] as { subscriber_id: string; member_id: string; qualifying_life_event_id: string }[] })
+    : Promise.resolve({ rows: [] as CoverageEventRow[] })
   const [members, spans, pcps, events, coverageEvents] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery, coverageEventsQuery])
 
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
