@@ -306,6 +306,21 @@ export interface HeldBackMembersTable {
   created_at: Generated<Date>
 }
 
+/**
+ * A member's carrier view as it was before a change file took it, put back if the carrier rejects
+ * the file (migrations/0027_rejected_deliveries.sql). Null records: the carrier had not been told
+ * of the member.
+ */
+export interface CarrierViewPriorsTable {
+  file_delivery_id: string
+  member_id: string
+  coverage_period_id: string
+  subscriber_id: string
+  records: string | null
+  member_digest: string | null
+  prior_file_delivery_id: string | null
+}
+
 /** What the service last told a carrier connection about a member (carrier-delivery/carrier-view.ts). */
 export interface CarrierViewsTable {
   coverage_period_id: string
@@ -533,6 +548,10 @@ export interface FileDeliveriesTable {
   updated_at: Timestamp
   /** NULL for API submissions and unsent files; 'awaited' once an 834 file is sent (issue 14). */
   acknowledgement_status: ColumnType<AcknowledgementStatus | null, AcknowledgementStatus | null | undefined, AcknowledgementStatus | null>
+  /** When an operator had this rejected delivery's changes sent again (migrations/0027_rejected_deliveries.sql). */
+  resent_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** When the carrier's view gave back what this rejected delivery told (rejected-deliveries.ts), once. */
+  views_rolled_back_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type AcknowledgementStatus = 'awaited' | 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | 'overdue'
@@ -757,6 +776,7 @@ export interface Database {
   coverage_spans: CoverageSpansTable
   carrier_views: CarrierViewsTable
   carrier_view_batches: CarrierViewBatchesTable
+  carrier_view_priors: CarrierViewPriorsTable
   held_back_members: HeldBackMembersTable
   provider_selections: ProviderSelectionsTable
   work_orders: WorkOrdersTable

@@ -374,6 +374,21 @@ export const errorTable = {
     title: 'File content not ready',
     description: 'The file of this delivery is not written completely yet (its byte_size is still null); download it once byte_size is set.',
   },
+  file_delivery_not_rejected: {
+    status: 409,
+    title: 'File delivery not rejected',
+    description: "POST /file_deliveries/{id}/resend sends again only a delivery whose acknowledgement_status is rejected; detail gives this one's.",
+  },
+  file_delivery_already_resent: {
+    status: 409,
+    title: 'File delivery already resent',
+    description: "The rejected delivery's changes were already sent again (its resent_at); a delivery is resent once.",
+  },
+  file_delivery_carrier_unreachable: {
+    status: 409,
+    title: 'Carrier unreachable',
+    description: "The delivery's carrier is no longer configured or takes changes by hand (distribution_format manual): nothing can be sent to it.",
+  },
   acknowledgement_malformed: {
     status: 422,
     title: 'Acknowledgement malformed',

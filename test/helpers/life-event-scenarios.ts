@@ -279,8 +279,10 @@ export interface CoverageSeen {
  * Edi834Roster, and the reads a scenario needs around it.
  */
 export class CarrierFiles {
-  readonly roster = new Edi834Roster()
+  /** What the carrier holds: every file applied, except those it rejected (`reject`). */
+  roster = new Edi834Roster()
   private readonly applied = new Set<string>()
+  private readonly rejected = new Set<string>()
   private readonly planCodes = new Map<string, string>()
   /** Every file applied, oldest first. */
   readonly files: { delivery: Delivery; content: string }[] = []
@@ -402,6 +404,26 @@ export class CarrierFiles {
       }
     }
     expect(held.sort(), 'what the carrier holds (roster) equals GET /members/{id}/coverages').toEqual(seen.sort())
+  }
+
+  /**
+   * The carrier rejects a file it was sent: the operator posts the carrier's TA1 rejecting the
+   * interchange (note 024, invalid interchange content), and the roster gives back what the file
+   * told (rebuilt from the other files, in order). Answers the acknowledgement post's response.
+   */
+  async reject(deliveryId: string): Promise<{ statusCode: number; body: string }> {
+    const delivery = (await this.deliveries()).find((d) => d.id === deliveryId)
+    expect(delivery, `delivery ${deliveryId} of this coverage period`).toBeDefined()
+    const isa13 = String(delivery!.interchange_control_number).padStart(9, '0')
+    const ta1 =
+      'ISA*00*          *00*          *ZZ*AETNA          *ZZ*ENROLLSYNC     *261125*1739*^*00501*700000001*0*T*:~' +
+      `TA1*${isa13}*261125*1738*R*024~` +
+      'IEA*0*700000001~'
+    const res = await call(this.t.app, this.operator, 'POST', `/file_deliveries/${deliveryId}/acknowledgements`, ta1, { 'content-type': 'application/edi-x12' })
+    this.rejected.add(deliveryId)
+    this.roster = new Edi834Roster()
+    for (const file of this.files) if (!this.rejected.has(file.delivery.id)) this.roster.apply(file.content)
+    return res
   }
 
   /** GET /subscribers/{id} → subscriber.status. */

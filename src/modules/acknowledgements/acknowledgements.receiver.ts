@@ -5,6 +5,7 @@ import type { AcknowledgementStatus, Database, Db } from '../../db/schema.js'
 import { uuidv7 } from '../../lib/ids.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { AcknowledgementArrival, AcknowledgementReceiver, ReceivedAcknowledgement, UnmatchedAcknowledgements } from './acknowledgement-receiver.js'
+import { followVerdict } from '../carrier-delivery/index.js'
 import { resolveOverdueError } from './acknowledgements.overdue.js'
 import * as repo from './acknowledgements.repo.js'
 import { recordAcknowledgementFindings } from './file-validation-errors.js'
@@ -93,7 +94,8 @@ const receiptOf = (row: AcknowledgementRow, duplicate: boolean): Receipt => ({ i
 
 /**
  * The one way acknowledgements enter (acknowledgement-receiver.ts): read, matched by carrier and
- * control numbers, stored either way, the delivery's acknowledgement_status recomputed, its
+ * control numbers, stored either way, the delivery's acknowledgement_status recomputed and
+ * followed (a rejected file's carrier views rolled back, carrier-delivery's followVerdict), its
  * overdue error resolved, and its findings raised as file_validation errors (or earlier ones
  * resolved), all in one transaction. The same text
  * from the same carrier is stored once: receiving it again answers the stored one, except that an
@@ -195,7 +197,11 @@ async function applyToDelivery(tx: Transaction<Database>, delivery: FileDelivery
     all.map((ack) => ({ kind: ack.kind!, status: ack.status!, model: ack.model as AcknowledgementInterchange })),
     delivery.acknowledgement_status,
   )
-  if (status !== delivery.acknowledgement_status) await repo.setAcknowledgementStatus(tx, delivery.id, status, now)
+  if (status !== delivery.acknowledgement_status) {
+    await repo.setAcknowledgementStatus(tx, delivery.id, status, now)
+    // A rejection gives back what the carrier's view took of the file; an acceptance lets it stand.
+    await followVerdict(tx, delivery, status, now)
+  }
   // Only an overdue delivery has an overdue error: the others spare the lookup.
   if (delivery.acknowledgement_status === 'overdue') await resolveOverdueError(tx, delivery, status, now)
   return status

@@ -322,3 +322,63 @@ export async function markTransactionsSubmitted(tx: Executor, deliveryId: string
     .where('status', '=', 'pending')
     .execute()
 }
+
+// ---- Rejected deliveries (rejected-deliveries.ts) ----
+
+/** Records that the delivery's views were rolled back; false when they already were. */
+export async function markViewsRolledBack(tx: Executor, deliveryId: string, now: Date): Promise<boolean> {
+  const row = await tx
+    .updateTable('file_deliveries')
+    .set({ views_rolled_back_at: now, updated_at: now })
+    .where('id', '=', deliveryId)
+    .where('views_rolled_back_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** The carrier rejected the delivery: its transactions the carrier was sent end in `errors`. */
+export async function markTransactionsRejected(tx: Executor, deliveryId: string, now: Date): Promise<void> {
+  await tx
+    .updateTable('member_transactions')
+    .set({ status: 'errors', completed_at: now, updated_at: now })
+    .where('file_delivery_id', '=', deliveryId)
+    .where('status', '=', 'submitted')
+    .execute()
+}
+
+/**
+ * The rejected change delivery's transactions written again as pending, in their order (same
+ * family, member, kind and life event, so the next change file names its loops as this one did).
+ * Only those the file carried: a family the check held back travels with its next change.
+ * Answers how many.
+ */
+export async function copyRejectedTransactions(tx: Executor, deliveryId: string, now: Date): Promise<number> {
+  const carried = await tx
+    .selectFrom('member_transactions')
+    .select(['account_id', 'coverage_period_id', 'group_id', 'subscriber_id', 'member_id', 'kind', 'qualifying_life_event_id'])
+    .where('file_delivery_id', '=', deliveryId)
+    .where('status', '=', 'errors')
+    .where('submitted_at', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  for (let start = 0; start < carried.length; start += 1000) {
+    const values = carried.slice(start, start + 1000).map((row) => ({
+      ...row,
+      id: uuidv7(),
+      file_delivery_id: null,
+      created_at: now,
+      submitted_at: null,
+      completed_at: null,
+      updated_at: now,
+    }))
+    await tx.insertInto('member_transactions').values(values).execute()
+  }
+  return carried.length
+}
+
+/** The delivery's changes were sent again: once only. */
+export async function markResent(tx: Executor, deliveryId: string, now: Date): Promise<void> {
+  await tx.updateTable('file_deliveries').set({ resent_at: now, updated_at: now }).where('id', '=', deliveryId).execute()
+}

@@ -10,7 +10,9 @@ import { BUILD_FILE_JOB, DELIVERY_SENT_JOB, scheduleTransactionDelivery } from '
 import * as repo from './carrier-delivery.repo.js'
 import type { CarrierSettings } from './carrier-settings.js'
 import { dropStagedViews, takeViews } from './carrier-views.repo.js'
+import { fileDeliveryAlreadyResent, fileDeliveryCarrierUnreachable, fileDeliveryNotFound, fileDeliveryNotRejected } from './file-deliveries.errors.js'
 import { fileChunks, readFileContent } from './file-deliveries.repo.js'
+import { followVerdict } from './rejected-deliveries.js'
 import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import { buildFileDelivery } from './file-builder.js'
 import { messageOf } from './transports/file-transport.js'
@@ -195,7 +197,38 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
         // Changes held back while this file was on its way (and what a full file could not say) go now.
         await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
         await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
+        // A TA1 or 999 matched before this settle: its verdict applies now the views are taken.
+        await followVerdict(tx, delivery, delivery.acknowledgement_status, now)
         await deps.onSent?.(tx, delivery, now)
+      })
+    },
+
+    /**
+     * Sends a delivery the carrier rejected again (POST /file_deliveries/{id}/resend, operators),
+     * once: a change file's transactions are written again as pending and go in the next change
+     * file, which tells each family the difference between what the carrier holds (the views
+     * rolled back on the rejection) and what is true now, named by the same events; a full file
+     * is built again whole. Answers the transactions queued again (0 for a full file).
+     */
+    async resend(deliveryId: string): Promise<number> {
+      return db.transaction().execute(async (tx) => {
+        const delivery = await repo.lockDelivery(tx, deliveryId)
+        if (!delivery) throw fileDeliveryNotFound()
+        if (delivery.acknowledgement_status !== 'rejected' || delivery.views_rolled_back_at === null) throw fileDeliveryNotRejected(delivery.acknowledgement_status)
+        if (delivery.resent_at !== null) throw fileDeliveryAlreadyResent(delivery.resent_at)
+        const carrier = carriers.find(delivery.carrier_name)
+        if (!carrier || carrier.distribution_format === 'manual') throw fileDeliveryCarrierUnreachable(delivery.carrier_name)
+        const now = new Date()
+        await repo.markResent(tx, delivery.id, now)
+        if (delivery.kind === 'full') {
+          const target = { id: delivery.coverage_period_id, account_id: delivery.account_id, group_id: delivery.group_id, carrier_name: delivery.carrier_name }
+          await openDelivery(tx, target, 'full', carrier.distribution_format, now)
+          return 0
+        }
+        const queued = await repo.copyRejectedTransactions(tx, delivery.id, now)
+        await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
+        await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
+        return queued
       })
     },
 

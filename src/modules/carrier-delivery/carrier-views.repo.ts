@@ -43,9 +43,19 @@ export async function dropStagedViews(db: Executor, deliveryId: string): Promise
  * The carrier now holds what the delivery told it: its views replace the stored ones (a full file
  * replaces them all). Done once: the delivery's staged views are removed as they are taken.
  */
-export async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<void> {
+export async function takeViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; channel: 'edi' | 'api'; coverage_period_id: string }): Promise<void> {
   if (!(await hasStagedViews(tx, delivery.id))) return
   const staged = stagedViewRows(delivery.id)
+  if (delivery.kind === 'change' && delivery.channel === 'edi') {
+    // What each member's view was before, in case the carrier's TA1 or 999 rejects the file
+    // (rejected-deliveries.ts). An API submission is refused while it is sent, never afterwards.
+    await sql`
+      INSERT INTO carrier_view_priors (file_delivery_id, member_id, coverage_period_id, subscriber_id, records, member_digest, prior_file_delivery_id)
+      SELECT ${delivery.id}, u.member_id, ${delivery.coverage_period_id}, u.subscriber_id, v.records, v.member_digest, v.file_delivery_id
+        FROM (${staged}) u
+        LEFT JOIN carrier_views v ON v.coverage_period_id = ${delivery.coverage_period_id} AND v.member_id = u.member_id
+      ON CONFLICT DO NOTHING`.execute(tx)
+  }
   if (delivery.kind === 'full') {
     await tx.deleteFrom('carrier_views').where('coverage_period_id', '=', delivery.coverage_period_id).execute()
     // A full file's coverage transmissions, in one statement from what it told (its 200,000
@@ -66,4 +76,73 @@ export async function takeViews(tx: Executor, delivery: { id: string; kind: 'ful
     ON CONFLICT (coverage_period_id, member_id) DO UPDATE
       SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at`.execute(tx)
   await dropStagedViews(tx, delivery.id)
+}
+
+/**
+ * The carrier rejected the delivery: every member it told is back to what the carrier held
+ * before it, even where a later file told the member more since (that file spoke of a state the
+ * carrier never took: telling the member again is safe, leaving the view ahead is not). Where what
+ * it held before came from a file rejected too, that file's own prior is taken, and so on; a
+ * rejected full file (the first file of its coverage period, so no priors) leaves nothing. Answers
+ * the families whose views moved.
+ */
+export async function rollBackViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<string[]> {
+  const period = delivery.coverage_period_id
+  const touched = new Set<string>()
+  const stepped = new Set<string>()
+  let from = [delivery.id]
+  while (from.length > 0) {
+    // The first round restores every member the rejected file told; later ones only members whose
+    // view a rejected file still holds.
+    const restored = await restorePriors(tx, period, from, stepped.size > 0)
+    for (const id of from) stepped.add(id)
+    for (const subscriberId of restored) touched.add(subscriberId)
+    const forgotten = await sql<{ subscriber_id: string }>`
+      DELETE FROM carrier_views v USING file_deliveries d
+       WHERE d.id = v.file_delivery_id AND d.kind = 'full' AND d.acknowledgement_status = 'rejected' AND v.coverage_period_id = ${period}
+         AND (d.id = ${delivery.id} OR v.subscriber_id = ANY(${[...touched]}::uuid[]))
+      RETURNING v.subscriber_id`.execute(tx)
+    for (const row of forgotten.rows) touched.add(row.subscriber_id)
+    const stillRejected = await sql<{ file_delivery_id: string }>`
+      SELECT DISTINCT v.file_delivery_id FROM carrier_views v JOIN file_deliveries d ON d.id = v.file_delivery_id
+       WHERE v.coverage_period_id = ${period} AND v.subscriber_id = ANY(${[...touched]}::uuid[]) AND d.acknowledgement_status = 'rejected'`.execute(tx)
+    // Each file is stepped back once (files told before the priors were kept have none): it ends.
+    from = stillRejected.rows.map((row) => row.file_delivery_id).filter((id) => !stepped.has(id))
+  }
+  return [...touched]
+}
+
+/**
+ * Puts back the priors the given change files kept (none for a full file), for every member they
+ * told or, `onlyWhereOwned`, for the members whose view one of them still holds. Answers the
+ * families concerned.
+ */
+async function restorePriors(tx: Executor, period: string, deliveryIds: readonly string[], onlyWhereOwned: boolean): Promise<string[]> {
+  const owned = onlyWhereOwned
+    ? sql`EXISTS (SELECT 1 FROM carrier_views o WHERE o.coverage_period_id = ${period} AND o.member_id = p.member_id AND o.file_delivery_id = p.file_delivery_id)`
+    : sql`TRUE`
+  // One prior per member: a view is held by one file, so only one of the files' priors matches it
+  // (onlyWhereOwned); a single file's priors are unique by member anyway.
+  const priors = sql`
+    SELECT DISTINCT ON (p.member_id) p.* FROM carrier_view_priors p
+     WHERE p.file_delivery_id = ANY(${[...deliveryIds]}::uuid[]) AND ${owned}
+     ORDER BY p.member_id`
+  const forgotten = await sql<{ subscriber_id: string }>`
+    DELETE FROM carrier_views v USING (${priors}) p
+     WHERE v.coverage_period_id = ${period} AND v.member_id = p.member_id AND p.records IS NULL
+    RETURNING v.subscriber_id`.execute(tx)
+  const restored = await sql<{ subscriber_id: string }>`
+    INSERT INTO carrier_views (coverage_period_id, member_id, subscriber_id, records, member_digest, file_delivery_id, updated_at)
+    SELECT ${period}::uuid, p.member_id, p.subscriber_id, p.records, p.member_digest, p.prior_file_delivery_id, now()
+      FROM (${priors}) p
+     WHERE p.records IS NOT NULL
+    ON CONFLICT (coverage_period_id, member_id) DO UPDATE
+      SET records = excluded.records, member_digest = excluded.member_digest, file_delivery_id = excluded.file_delivery_id, updated_at = excluded.updated_at
+    RETURNING subscriber_id`.execute(tx)
+  return [...new Set([...forgotten.rows, ...restored.rows].map((row) => row.subscriber_id))]
+}
+
+/** The carrier accepted the delivery: what the views were before it is no longer needed. */
+export async function forgetPriors(tx: Executor, deliveryId: string): Promise<void> {
+  await tx.deleteFrom('carrier_view_priors').where('file_delivery_id', '=', deliveryId).execute()
 }

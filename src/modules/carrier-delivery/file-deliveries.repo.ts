@@ -27,6 +27,7 @@ const DELIVERY_COLUMNS = [
   'acknowledgement_status',
   'attempts',
   'last_error',
+  'resent_at',
   'created_at',
 ] as const satisfies readonly (keyof FileDeliveriesTable)[]
 
@@ -38,6 +39,7 @@ export function presentFileDelivery(row: DeliveryReadRow): FileDelivery {
     sent_at: row.sent_at?.toISOString() ?? null,
     // bigint: a number through pg's int8 parser, but typed as text; Number() covers both.
     byte_size: row.byte_size === null ? null : Number(row.byte_size),
+    resent_at: row.resent_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   }
 }

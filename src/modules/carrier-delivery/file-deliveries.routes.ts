@@ -20,7 +20,9 @@ import {
   FileDeliveryList,
   FileDeliveryResponse,
   MemberTransmissionsQuery,
+  ResendResponse,
 } from './file-deliveries.schema.js'
+import type { CarrierDeliveryService } from './carrier-delivery.service.js'
 
 const MEDIA_TYPES = { edi: 'application/edi-x12', api: 'application/json' } as const
 
@@ -37,10 +39,10 @@ export function contentDisposition(fileName: string): string {
 }
 
 /**
- * Reads of what was sent to carriers. No service layer: each use case is one scoped lookup (404
- * outside the actor's account) and one read.
+ * What was sent to carriers. The reads have no service layer: each is one scoped lookup (404
+ * outside the actor's account) and one read. Sending a rejected file again is the service's.
  */
-export function fileDeliveriesRoutes(app: App, db: Db, ssn: SsnProtection): void {
+export function fileDeliveriesRoutes(app: App, db: Db, ssn: SsnProtection, service: Pick<CarrierDeliveryService, 'resend'>): void {
   const tags = ['Carrier delivery']
 
   app.get(
@@ -121,6 +123,37 @@ export function fileDeliveriesRoutes(app: App, db: Db, ssn: SsnProtection): void
         .header('Content-Disposition', contentDisposition(file.file_name))
         .header('Cache-Control', 'no-store')
         .send(Readable.from(repo.fileChunks(db, ssn, file.id)))
+    },
+  )
+
+  app.post(
+    '/file_deliveries/:id/resend',
+    {
+      config: { auth: 'service' },
+      schema: {
+        operationId: 'resendFileDelivery',
+        summary: 'Send a rejected file again (operators)',
+        description:
+          "For a delivery the carrier rejected (acknowledgement_status `rejected`: a TA1 rejected the interchange or a 999 the group). " +
+          "A rejection already takes back what the file told the carrier, so each family's next change file tells it again; this sends all of it " +
+          "now, once the cause is fixed: a change file's transactions are queued again as pending and go in the next change file, which says " +
+          "what the carrier lacks as of now (named by the same life events); a full file is built again whole, as a new delivery. Once per " +
+          'delivery (its resent_at). 409 `file_delivery_not_rejected` for any other delivery (or while the rejection is still being applied), ' +
+          '409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand.',
+        tags: ['Operator', ...tags],
+        params: IdParams,
+        response: {
+          202: ResendResponse,
+          ...problemResponses('forbidden', 'file_delivery_not_found', 'file_delivery_not_rejected', 'file_delivery_already_resent', 'file_delivery_carrier_unreachable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const scope = accountScopeOf(requireActor(request))
+      if (!(await repo.findFileDelivery(db, scope, request.params.id))) throw fileDeliveryNotFound()
+      const queued = await service.resend(request.params.id)
+      const delivery = await repo.findFileDelivery(db, scope, request.params.id)
+      return reply.code(202).send({ file_delivery: delivery!, transactions_queued: queued })
     },
   )
 

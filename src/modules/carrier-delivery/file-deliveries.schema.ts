@@ -29,11 +29,13 @@ export const FileDeliverySchema = Type.Object(
           "What the carrier's acknowledgements say of an 834 file (GET /file_deliveries/{id}/acknowledgements): `awaited` once sent, " +
           'until a 999 answers (a TA1 that accepts the interchange leaves it awaited); then the 999\'s verdict on the group (AK9-01): ' +
           '`accepted`, `accepted_with_errors`, `partially_accepted` (some transaction sets rejected) or `rejected`; `rejected` also when a TA1 ' +
-          'rejects the interchange. `overdue`: no 999 in time. Null for API submissions and for files not sent.',
+          'rejects the interchange (what the file told the carrier is then taken back: its members\' next change file tells them again, ' +
+          'and POST /file_deliveries/{id}/resend sends all of it again now). `overdue`: no 999 in time. Null for API submissions and for files not sent.',
       }),
     ),
     attempts: Type.Integer({ description: 'Attempts to send made so far' }),
     last_error: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+    resent_at: Nullable({ ...Timestamp, description: 'When an operator had this rejected file sent again (POST /file_deliveries/{id}/resend); null otherwise' }),
     created_at: Timestamp,
   },
   { additionalProperties: false },
@@ -58,6 +60,7 @@ const deliveryExample: FileDelivery = {
   acknowledgement_status: 'accepted',
   attempts: 1,
   last_error: null,
+  resent_at: null,
   created_at: '2026-11-22T09:30:00.000Z',
 }
 
@@ -135,4 +138,15 @@ export const CoveragePeriodTransmissionsQuery = Type.Object(
     plan_id: Type.Optional({ ...Uuid, description: 'Only transmissions about coverage in this plan' }),
   },
   { additionalProperties: false },
+)
+
+export const ResendResponse = Type.Object(
+  {
+    file_delivery: FileDeliverySchema,
+    transactions_queued: Type.Integer({
+      description:
+        "A change file's transactions written again as pending: they go in the coverage period's next change file. 0 for a full file, which is built again whole as a new delivery.",
+    }),
+  },
+  { description: 'The rejected delivery, its resent_at set, and what was queued to go again', examples: [{ file_delivery: { ...deliveryExample, acknowledgement_status: 'rejected', resent_at: '2026-11-22T11:02:00.000Z' }, transactions_queued: 3 }] },
 )

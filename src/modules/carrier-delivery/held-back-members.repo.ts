@@ -111,9 +111,15 @@ export async function insertHeldBackInstallations(
 }
 
 /**
- * The life events of the families' transactions held back from other deliveries and never carried
- * since (in `errors`, never submitted, with no submitted transaction after them), oldest first.
+ * The life events of the families' transactions that never reached the carrier through other
+ * deliveries: held back (in `errors`, never submitted) or carried in a file the carrier rejected
+ * (in `errors`, their delivery's views rolled back), with no transaction the carrier took after
+ * them; oldest first.
  */
+/** Whether the transaction's delivery was rejected by the carrier (its views rolled back, rejected-deliveries.ts). */
+const rejectedDelivery = (alias: 't' | 'c') =>
+  sql<boolean>`EXISTS (SELECT 1 FROM file_deliveries d WHERE d.id = ${sql.ref(`${alias}.file_delivery_id`)} AND d.views_rolled_back_at IS NOT NULL)`
+
 export async function heldBackEventRows(
   tx: Executor,
   coveragePeriodId: string,
@@ -123,11 +129,12 @@ export async function heldBackEventRows(
   const rows = await sql<{ subscriber_id: string; qualifying_life_event_id: string }>`
     SELECT t.subscriber_id, t.qualifying_life_event_id FROM member_transactions t
      WHERE t.coverage_period_id = ${coveragePeriodId} AND t.subscriber_id = ANY(${[...subscriberIds]}::uuid[])
-       AND t.status = 'errors' AND t.submitted_at IS NULL AND t.qualifying_life_event_id IS NOT NULL
+       AND t.status = 'errors' AND t.qualifying_life_event_id IS NOT NULL
        AND t.file_delivery_id IS NOT NULL AND t.file_delivery_id <> ${deliveryId}
+       AND (t.submitted_at IS NULL OR ${rejectedDelivery('t')})
        AND NOT EXISTS (SELECT 1 FROM member_transactions c
                         WHERE c.coverage_period_id = t.coverage_period_id AND c.subscriber_id = t.subscriber_id
-                          AND c.submitted_at IS NOT NULL AND (c.created_at, c.id) > (t.created_at, t.id))
+                          AND c.submitted_at IS NOT NULL AND NOT ${rejectedDelivery('c')} AND (c.created_at, c.id) > (t.created_at, t.id))
      ORDER BY t.created_at, t.id`.execute(tx)
   return rows.rows
 }

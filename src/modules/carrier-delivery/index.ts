@@ -9,7 +9,8 @@
  * The rest of the module: file-builder.ts builds a delivery's content in named steps from the
  * members module's enrollment read model (edi-834-members.ts composes the member loops,
  * carrier-view.ts decides what the carrier must be told, pre-send-check.ts holds back members
- * the X220A1 rule table refuses); carrier-delivery.repo.ts and carrier-views.repo.ts hold its
+ * the X220A1 rule table refuses); rejected-deliveries.ts follows the carrier's TA1 and 999 verdicts
+ * (a rejected file's views rolled back); carrier-delivery.repo.ts and carrier-views.repo.ts hold its
  * SQL, file-deliveries.repo.ts the API's reads; transports/ reach the carriers.
  */
 
@@ -27,6 +28,7 @@ export { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './carrier-settin
 export { CARRIER_INSTALLATION_HOOKS } from './installation-hooks.js'
 export { fileDeliveryNotFound, type FileDeliveryErrorCode } from './file-deliveries.errors.js'
 export { fileChunks, readFileContent } from './file-deliveries.repo.js'
+export { followVerdict } from './rejected-deliveries.js'
 export { createApiConnector, createFileTransport, type TransportDefaults } from './transports/create-transport.js'
 export { SftpTransport } from './transports/sftp-transport.js'
 export { CarrierConnectionFields } from './transports/transport.schema.js'
@@ -49,7 +51,7 @@ export function createCarrierDeliveryModule(deps: CarrierDeliveryDeps): CarrierD
   const service = createCarrierDeliveryService(deps)
   return {
     name: 'carrier-delivery',
-    routes: (app) => fileDeliveriesRoutes(app, deps.db, deps.ssn),
+    routes: (app) => fileDeliveriesRoutes(app, deps.db, deps.ssn, service),
     service,
     jobs: createCarrierDeliveryJobs(service),
     reads: { fileChunks },

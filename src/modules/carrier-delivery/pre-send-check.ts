@@ -252,10 +252,11 @@ export async function holdBackFullFamilies(
 }
 
 /**
- * The life events of changes a family was held back with and that never reached the carrier since
- * (transactions in `errors`, never submitted, with no carried transaction after them), oldest
- * first, by subscriber: the change file that carries the family at last names its loops by them
- * too (a newborn held back still goes as a birth once its name is corrected).
+ * The life events of changes a family was held back with, or sent in a file the carrier rejected,
+ * and that never reached the carrier since (transactions in `errors`, with no transaction the
+ * carrier took after them), oldest first, by subscriber: the change file that carries the family
+ * at last names its loops by them too (a newborn held back still goes as a birth once its name is
+ * corrected; a rejected divorce is still a divorce in the family's next file).
  */
 export async function heldBackEvents(tx: Tx, coveragePeriodId: string, deliveryId: string, subscriberIds: readonly string[]): Promise<Map<string, string[]>> {
   const events = new Map<string, string[]>()

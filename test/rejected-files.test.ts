@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Workers } from '../src/main/workers.js'
+import { memberIdsOf, openScenario, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
+import { settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { dependentBody, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
+import { call, expectProblem, type Credential, type TestApp } from './helpers/test-app.js'
+
+/**
+ * A file the carrier rejects (a TA1 rejecting the interchange, a 999 rejecting the group) is taken
+ * back: what it told goes out again with the family's next change file, or all at once when an
+ * operator resends it (POST /file_deliveries/{id}/resend). Until 2026-11-27 the carrier's view
+ * kept what the rejected file told, so a rejected divorce left the ex-spouse covered at the
+ * carrier for good. Each test drives the API against aetna (an edi carrier that does not act on
+ * its own), the carrier's roster rebuilt without the rejected files.
+ */
+let bed: CarrierTestBed
+let t: TestApp
+let workers: Workers
+let operator: Credential
+
+beforeAll(async () => {
+  bed = await startCarrierTestBed()
+  ;({ t, workers } = bed)
+  operator = await t.newOperator()
+})
+afterAll(async () => bed?.close())
+
+const scenario = (spec: GroupSpec = { families: [{}] }) => openScenario(t, workers, operator, spec)
+
+/** The divorce of family 0 (the spouse's coverage ends 2027-03-31); answers its change file. */
+async function divorce(s: Scenario) {
+  await s.event(s.ids.subscriber!, {
+    event: 'divorce',
+    date: '2027-03-15',
+    eligibility_start_date: '2027-04-01',
+    plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
+  })
+  const file = await s.changeFile()
+  const deliveries = await s.carrier.deliveries()
+  return { ...file, delivery: deliveries[deliveries.length - 1]! }
+}
+
+const resend = (credential: Credential, deliveryId: string) => call(t.app, credential, 'POST', `/file_deliveries/${deliveryId}/resend`)
+const deliveryOf = async (id: string) => (await call(t.app, operator, 'GET', `/file_deliveries/${id}`)).json().file_delivery
+const transactionStatuses = async (deliveryId: string) =>
+  (await t.db.selectFrom('member_transactions').select('status').where('file_delivery_id', '=', deliveryId).execute()).map((row) => row.status)
+
+describe('a change file the carrier rejects', () => {
+  it('when the divorce file is rejected and an operator resends it, then the next change file tells the divorce again and the carrier holds the truth', async () => {
+    const s = await scenario()
+    const rejected = await divorce(s)
+    expect(rejected.shapes.find((l) => l.member === 'spouse')?.ins).toBe('INS*N*01*024*01*A')
+
+    const answer = await s.carrier.reject(rejected.delivery.id)
+    expect(answer.statusCode, answer.body).toBe(201)
+    expect(await deliveryOf(rejected.delivery.id)).toMatchObject({ acknowledgement_status: 'rejected', resent_at: null })
+    // The family's status says the carrier does not have its change.
+    expect(await transactionStatuses(rejected.delivery.id)).toEqual(expect.arrayContaining(['errors']))
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
+    // Nothing goes on its own: the cause may need fixing first.
+    await settle(workers)
+    expect((await s.carrier.sync()).length).toBe(0)
+
+    const res = await resend(operator, rejected.delivery.id)
+    expect(res.statusCode, res.body).toBe(202)
+    expect(res.json().transactions_queued).toBeGreaterThan(0)
+    expect(res.json().file_delivery).toMatchObject({ id: rejected.delivery.id, acknowledgement_status: 'rejected' })
+    expect(res.json().file_delivery.resent_at).toEqual(expect.any(String))
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('pending')
+
+    const again = await s.changeFile()
+    // The same loops, named by the same event.
+    expect(again.shapes).toEqual(rejected.shapes)
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+
+    // Once only.
+    expectProblem(await resend(operator, rejected.delivery.id), 409, 'file_delivery_already_resent')
+  })
+
+  it("when the divorce file is rejected and the family changes again, then that family's next change file carries the divorce too", async () => {
+    const s = await scenario()
+    const rejected = await divorce(s)
+    await s.carrier.reject(rejected.delivery.id)
+
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, last_name: 'Renamed' }))
+    const next = await s.changeFile()
+    expect(next.shapes.find((l) => l.member === 'spouse')?.ins, 'the ex-spouse ended again').toBe('INS*N*01*024*01*A')
+    expect(next.loops.find((l) => l.memberId === s.ids.subscriber)).toBeDefined()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    expect(s.carrier.roster.member(s.ids.subscriber!)?.lastName).toBe('Renamed')
+  })
+
+  it('when a file adding a child is rejected after a later file of the family was sent, then resending adds the child and keeps the later change', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    const baby = await call(t.app, s.partner, 'POST', `/subscribers/${s.ids.subscriber}/dependents`, {
+      dependent: { ...dependentBody({ label: 'baby', relationship: 'child', birthDate: '2026-11-20' }, 'Doe1'), first_name: 'Ivy' },
+    })
+    expect(baby.statusCode, baby.body).toBe(201)
+    const babyId = baby.json().dependent.id as string
+    s.names.set(babyId, 'baby')
+    await s.event(s.ids.subscriber!, {
+      event: 'birth',
+      date: '2026-11-24',
+      eligibility_start_date: '2027-01-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: babyId, start_date: '2027-01-01' }]),
+    })
+    const birth = await s.changeFile()
+    expect(birth.shapes.find((l) => l.member === 'baby')?.ins).toBe('INS*N*19*021*02*A')
+    const birthDelivery = (await s.carrier.deliveries()).at(-1)!
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, last_name: 'Later' }))
+    await s.changeFile()
+
+    await s.carrier.reject(birthDelivery.id)
+    expect((await resend(operator, birthDelivery.id)).statusCode).toBe(202)
+    const again = await s.changeFile()
+    expect(again.shapes.find((l) => l.member === 'baby')?.ins, 'the newborn added again, named by its birth').toBe('INS*N*19*021*02*A')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    expect(s.carrier.roster.member(s.ids.subscriber!)?.lastName).toBe('Later')
+  })
+
+  it('when the 999 rejects the group, then the file is taken back as for a TA1, and an accepted file keeps no earlier views', async () => {
+    const s = await scenario()
+    const rejected = await divorce(s)
+    const content = await s.carrier.content(rejected.delivery.id)
+    const element = (segment: string, n: number) => content.split('~').map((x) => x.trim()).find((x) => x.startsWith(`${segment}*`))!.split('*')[n]!
+    const ack999 =
+      'ISA*00*          *00*          *ZZ*AETNA          *ZZ*ENROLLSYNC     *261125*1739*^*00501*700000002*0*T*:~' +
+      'GS*FA*AETNA*ENROLLSYNC*20261125*173923*700000002*X*005010X231~' +
+      'ST*999*0001*005010X231~' +
+      `AK1*BE*${element('GS', 6)}*005010X220A1~` +
+      `AK2*834*${element('ST', 2)}*005010X220A1~` +
+      'IK5*R*5~AK9*R*1*1*0~SE*6*0001~GE*1*700000002~IEA*1*700000002~'
+    const posted = await call(t.app, operator, 'POST', `/file_deliveries/${rejected.delivery.id}/acknowledgements`, ack999, { 'content-type': 'application/edi-x12' })
+    expect(posted.statusCode, posted.body).toBe(201)
+    expect(await deliveryOf(rejected.delivery.id)).toMatchObject({ acknowledgement_status: 'rejected' })
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
+    // The test's carrier gives the file back too (the TA1 it posts changes nothing more: once only).
+    await s.carrier.reject(rejected.delivery.id)
+    expect((await resend(operator, rejected.delivery.id)).statusCode).toBe(202)
+    const again = await s.changeFile()
+    expect(again.shapes).toEqual(rejected.shapes)
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+
+    // The resent file accepted: what the views were before it is forgotten.
+    const resentDelivery = (await s.carrier.deliveries()).at(-1)!
+    expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).not.toEqual([])
+    const accept = ack999.replace('IK5*R*5~AK9*R*1*1*0~', 'IK5*A~AK9*A*1*1*1~').replace(`AK1*BE*${element('GS', 6)}*`, `AK1*BE*${resentDelivery.interchange_control_number}*`)
+      .replace(`AK2*834*${element('ST', 2)}*`, `AK2*834*${String(resentDelivery.interchange_control_number).padStart(4, '0')}*`).replaceAll('700000002', '700000003')
+    const acceptedRes = await call(t.app, operator, 'POST', `/file_deliveries/${resentDelivery.id}/acknowledgements`, accept, { 'content-type': 'application/edi-x12' })
+    expect(acceptedRes.statusCode, acceptedRes.body).toBe(201)
+    expect(await deliveryOf(resentDelivery.id)).toMatchObject({ acknowledgement_status: 'accepted' })
+    expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).toEqual([])
+  })
+})
+
+describe('a full file the carrier rejects', () => {
+  it('when the installation file is rejected, then every family is in errors and resending builds the full file again', async () => {
+    const s = await scenario({ families: [{}, { dependents: [] }] })
+    const [full] = await s.carrier.deliveries()
+    await s.carrier.reject(full!.id)
+    for (const family of s.group.families) expect(await s.carrier.familyStatus(family.subscriberId)).toBe('errors')
+
+    const res = await resend(operator, full!.id)
+    expect(res.statusCode, res.body).toBe(202)
+    expect(res.json().transactions_queued).toBe(0)
+    const files = await s.carrier.sync()
+    expect(files.map((f) => f.delivery.kind)).toEqual(['full'])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    for (const family of s.group.families) expect(await s.carrier.familyStatus(family.subscriberId)).toBe('submitted')
+  })
+})
+
+describe('who may resend what', () => {
+  it('when the delivery was not rejected, or the caller is a partner, or the delivery is unknown, then nothing is sent', async () => {
+    const s = await scenario()
+    const [full] = await s.carrier.deliveries()
+    expectProblem(await resend(operator, full!.id), 409, 'file_delivery_not_rejected')
+    expectProblem(await resend(s.partner, full!.id), 403, 'forbidden')
+    expectProblem(await resend(operator, '0193a4b2-0000-7000-8000-0000000000ff'), 404, 'file_delivery_not_found')
+    expect((await s.carrier.sync()).length).toBe(0)
+  })
+})
