@@ -184,6 +184,48 @@ describe('levelSpans', () => {
     expect(spans.filter((s) => s.memberId === 'S' && s.line === 'medical').map((s) => s.status)).toEqual(['employer_sponsored', 'cobra'])
   })
 
+  // COBRA continuation is an enrolment of its own (x12-834-notes.md, `INS*…*021*09*C`): COBRA spans
+  // are levelled among the COBRA spans on the plan, active spans among the active ones.
+  const cobra = { status: 'cobra' } as const
+
+  it('when a divorced spouse continues under COBRA on the same plan, then the employee’s level drops to the remaining active members and the ex-spouse is individual', () => {
+    const spans = timeline([
+      event({ medical: ['S', 'P', 'C', 'D'].map((m) => cov(m, 'A', '2027-01-01')) }),
+      event({ medical: [cov('P', 'A', '2027-01-01', '2027-03-31')] }, { id: 'divorce' }),
+      event({ medical: [cov('P', 'A', '2027-04-01', null, cobra)] }, { id: 'cobra' }),
+    ])
+    expect(of(spans, 'S')).toEqual(['A 2027-01-01..2027-03-31 family', 'A 2027-04-01.. employee_and_children'])
+    expect(of(spans, 'C')).toEqual(['A 2027-01-01..2027-03-31 family', 'A 2027-04-01.. employee_and_children'])
+    expect(of(spans, 'P')).toEqual(['A 2027-01-01..2027-03-31 family', 'A 2027-04-01.. individual'])
+    expect(spans.filter((s) => s.memberId === 'P').map((s) => s.status)).toEqual(['employer_sponsored', 'cobra'])
+  })
+
+  it('when a child ages out onto COBRA, then the employee alone with it is employee only, no longer employee and one dependent', () => {
+    const spans = timeline([
+      event({ medical: ['S', 'C'].map((m) => cov(m, 'A', '2027-01-01')) }),
+      event({ medical: [cov('C', 'A', '2027-01-01', '2027-08-31')] }, { id: 'ages-out' }),
+      event({ medical: [cov('C', 'A', '2027-09-01', null, cobra)] }, { id: 'cobra' }),
+    ])
+    expect(of(spans, 'S')).toEqual(['A 2027-01-01..2027-08-31 employee_and_one_dependent', 'A 2027-09-01.. employee_only'])
+    expect(of(spans, 'C')).toEqual(['A 2027-01-01..2027-08-31 employee_and_one_dependent', 'A 2027-09-01.. individual'])
+  })
+
+  it('when a COBRA member holds the plan beside active ones, then neither counts the other, and COBRA members with the employee among them are levelled as a family of their own', () => {
+    // Beside: the spouse and a child stay active with the employee; the other child is on COBRA.
+    const beside = timeline([event({ medical: ['S', 'P', 'D'].map((m) => cov(m, 'A', '2027-01-01')).concat(cov('C', 'A', '2027-01-01', null, cobra)) })])
+    for (const member of ['S', 'P', 'D']) expect(of(beside, member)).toEqual(['A 2027-01-01.. family'])
+    expect(of(beside, 'C')).toEqual(['A 2027-01-01.. individual'])
+    // After a termination the employee and the spouse continue under COBRA: employee and spouse,
+    // whatever else holds the plan actively (here nobody).
+    const terminated = timeline([
+      event({ medical: ['S', 'P', 'C'].map((m) => cov(m, 'A', '2027-01-01', '2027-04-30')) }),
+      event({ medical: ['S', 'P'].map((m) => cov(m, 'A', '2027-05-01', null, cobra)) }),
+    ])
+    expect(of(terminated, 'S')).toEqual(['A 2027-01-01..2027-04-30 family', 'A 2027-05-01.. employee_and_spouse'])
+    expect(of(terminated, 'P')).toEqual(['A 2027-01-01..2027-04-30 family', 'A 2027-05-01.. employee_and_spouse'])
+    expect(of(terminated, 'C')).toEqual(['A 2027-01-01..2027-04-30 family'])
+  })
+
   it('when levels are taken off again, then spans that differ only by level become one', () => {
     const spans = timeline([event({ medical: ['S', 'C'].map((m) => cov(m, 'A', '2027-01-01')) }), event({ medical: [cov('P', 'A', '2027-03-01', '2027-08-31')] })])
     expect(of(spans, 'S')).toHaveLength(3)
@@ -259,7 +301,8 @@ describe('changedCoveragePeriods', () => {
  * The rules again, day by day: an independent reference for what the spans must say. For each
  * member and line, the days of 2027 each hold a plan or nothing; an election clears its member's
  * line from its start and fills start..end; a waiver clears every member's line from the
- * eligibility start. Levels count the members holding the plan that day.
+ * eligibility start. Levels count the members holding the plan that day with the same benefit
+ * status (active members among active ones, COBRA members among COBRA ones).
  */
 const month = (m: number) => `2027-${String(m).padStart(2, '0')}-01`
 const monthEnd = (m: number) => addDays(m === 12 ? '2028-01-01' : month(m + 1), -1)
@@ -331,14 +374,15 @@ describe('the coverage timeline against a day-by-day reference', () => {
           const holders = new Map<string, Set<string>>()
           for (const m of MEMBERS) for (const l of LINES) {
             const held = reference.get(`${m}|${l}`)![i]
-            if (held) holders.set(held.plan, new Set([...(holders.get(held.plan) ?? []), m]))
+            const unit = held && `${held.plan}|${held.status}`
+            if (unit) holders.set(unit, new Set([...(holders.get(unit) ?? []), m]))
           }
           for (const m of MEMBERS) {
             for (const l of LINES) {
               const inForce = spans.filter((s) => s.memberId === m && s.line === l && inForceOn(s, day))
               const held = reference.get(`${m}|${l}`)![i]
               const want: { planId: string; status: string; coverageLevel: CoverageLevel }[] = held
-                ? [{ planId: held.plan, status: held.status, coverageLevel: coverageLevelOf(FAMILY, holders.get(held.plan)!) }]
+                ? [{ planId: held.plan, status: held.status, coverageLevel: coverageLevelOf(FAMILY, holders.get(`${held.plan}|${held.status}`)!) }]
                 : []
               expect(inForce.map((s) => ({ planId: s.planId, status: s.status, coverageLevel: s.coverageLevel })), `${m} ${l} on ${day}`).toEqual(want)
             }

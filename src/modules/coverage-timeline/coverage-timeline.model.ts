@@ -15,8 +15,9 @@
  *   open enrollment) is neither ended nor overlapped by it.
  *
  * Members an election does not list keep what they have: an election never ends anyone's coverage
- * by omission. Then each span gets the coverage level of its plan for the family (HD05), split
- * wherever the family on the plan changes, and neighbours that say the same are merged.
+ * by omission. Then each span gets the coverage level of its plan for the family (HD05), counting
+ * only the members with the same benefit status (active or COBRA), split wherever those members
+ * change, and neighbours that say the same are merged.
  *
  * Dates are ISO `YYYY-MM-DD` strings: text order is date order.
  */
@@ -145,7 +146,12 @@ export function applyEvent(spans: readonly Span[], family: FamilyShape, changes:
   return [...byMemberLine.values()].flat()
 }
 
-/** HD05 for a plan on a date, from who of the family holds it that day. */
+/**
+ * HD05 for a plan on a date, from who of the family holds it that day with one benefit status
+ * (levelSpans). Members holding it without the subscriber (dependents left on a plan the employee
+ * changed, an ex-spouse or a child continuing under COBRA) are each `individual`: the model has no
+ * dependents-only levels (SPO, CHD, SPC, DEP).
+ */
 export function coverageLevelOf(family: FamilyShape, membersOnPlan: ReadonlySet<string>): CoverageLevel {
   if (!membersOnPlan.has(family.subscriberId)) return 'individual'
   const dependents = [...membersOnPlan].filter((id) => id !== family.subscriberId)
@@ -162,16 +168,28 @@ const sameTerms = (a: LeveledSpan, b: LeveledSpan) =>
   a.memberId === b.memberId && a.line === b.line && a.planId === b.planId && a.status === b.status && a.volume === b.volume && a.coverageLevel === b.coverageLevel
 
 /**
- * Levels for every span: each is split where the family on its plan changes, and neighbours of one
- * member and line that say the same (plan, status, volume, level) are merged, keeping the first
- * one's event. Sorted by member, line and start date.
+ * Levels for every span: each is split where the family on its plan (with its benefit status)
+ * changes, and neighbours of one member and line that say the same (plan, status, volume, level)
+ * are merged, keeping the first one's event. Sorted by member, line and start date.
+ *
+ * A span is levelled among the family's spans on the same plan *and the same status*. COBRA
+ * continuation is an enrolment of its own (the notes' `INS*…*021*09*C`, INS05 `C`), not part of the
+ * employee's active coverage: an ex-spouse or a child aged out who continues under COBRA on the
+ * employee's plan must not keep the employee at FAM or E1D (HD05 counts "the members covered on
+ * that plan"; the carrier bills the active unit by it). The COBRA members are levelled as their own
+ * unit: with the employee among them (COBRA after a termination) the usual levels (ESP, FAM, ...);
+ * without (an ex-spouse, a child aged out) `individual` (IND), which is what coverageLevelOf says
+ * of members covered without the subscriber. See docs/decisions.md, "Coverage over time".
  */
 export function levelSpans(spans: readonly Span[], family: FamilyShape): LeveledSpan[] {
-  const byPlan = new Map<string, Span[]>()
-  for (const span of spans) byPlan.set(span.planId, [...(byPlan.get(span.planId) ?? []), span])
+  const byUnit = new Map<string, Span[]>()
+  for (const span of spans) {
+    const unit = `${span.planId}\u0000${span.status}`
+    byUnit.set(unit, [...(byUnit.get(unit) ?? []), span])
+  }
   const pieces: LeveledSpan[] = []
-  for (const onPlan of byPlan.values()) {
-    // The dates the family on the plan may change: every start and every day after an end.
+  for (const onPlan of byUnit.values()) {
+    // The dates the unit on the plan may change: every start and every day after an end.
     const changes = new Set<string>()
     for (const span of onPlan) {
       changes.add(span.startDate)
