@@ -108,6 +108,14 @@ describe('the README guide "Work with the carrier"', () => {
         message: "The carrier's 999 rejected the whole transaction set: one or more segments are in error (IK5 code 5).",
       },
     ])
+    // The rejection took the full file back (its families in errors), and the guide's resend built
+    // it again as a new full delivery.
+    const resent = answers.find((a) => a.method === 'POST' && a.url === `/file_deliveries/${variables.FILE_DELIVERY_ID}/resend`)!
+    expect(resent.statusCode, resent.body).toBe(202)
+    expect(JSON.parse(resent.body)).toMatchObject({ file_delivery: { id: variables.FILE_DELIVERY_ID, acknowledgement_status: 'rejected', resent_at: expect.any(String) }, transactions_queued: 0 })
+    const fulls = await t.db.selectFrom('file_deliveries').select(['id', 'status']).where('coverage_period_id', '=', cp.id).where('kind', '=', 'full').orderBy('created_at').execute()
+    expect(fulls.map((d) => d.id)).toHaveLength(2)
+    expect(fulls[1]).toMatchObject({ status: 'sent' })
     // The whole guide through the sandbox carrier: 4.9 s in CI and 11.4 s on a loaded machine, of the 30 s default.
   }, 60_000)
 })

@@ -758,6 +758,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/file_deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a rejected file again (operators)
+         * @description For a delivery the carrier rejected (acknowledgement_status `rejected`: a TA1 rejected the interchange or a 999 the group). A rejection already takes back what the file told the carrier, so each family's next change file tells it again; this sends all of it now, once the cause is fixed: a change file's transactions are queued again as pending and go in the next change file, which says what the carrier lacks as of now (named by the same life events); a full file is built again whole, as a new delivery. Once per delivery (its resent_at). 409 `file_delivery_not_rejected` for any other delivery (or while the rejection is still being applied), 409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand.
+         */
+        post: operations["resendFileDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members/{id}/coverage_transmissions": {
         parameters: {
             query?: never;
@@ -2343,6 +2363,7 @@ export interface components {
             /** @description Attempts to send made so far */
             attempts: number;
             last_error: string | null;
+            resent_at: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         Group: {
@@ -3717,6 +3738,25 @@ export interface components {
                  *       "detail": "No file delivery with this id in your account.",
                  *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
                  *       "code": "file_delivery_not_found"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Conflict */
+        FileDeliveryNotRejected: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "urn:enrollsync:problem:file_delivery_not_rejected",
+                 *       "title": "File delivery not rejected",
+                 *       "status": 409,
+                 *       "detail": "POST /file_deliveries/{id}/resend sends again only a delivery whose acknowledgement_status is rejected; detail gives this one's.",
+                 *       "instance": "0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b",
+                 *       "code": "file_delivery_not_rejected"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -7172,6 +7212,7 @@ export interface operations {
                      *           "acknowledgement_status": "accepted",
                      *           "attempts": 1,
                      *           "last_error": null,
+                     *           "resent_at": null,
                      *           "created_at": "2026-11-22T09:30:00.000Z"
                      *         }
                      *       ]
@@ -7227,6 +7268,7 @@ export interface operations {
                      *         "acknowledgement_status": "accepted",
                      *         "attempts": 1,
                      *         "last_error": null,
+                     *         "resent_at": null,
                      *         "created_at": "2026-11-22T09:30:00.000Z"
                      *       }
                      *     }
@@ -7272,6 +7314,65 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["FileDeliveryNotFound"];
             409: components["responses"]["FileContentNotReady"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendFileDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rejected delivery, its resent_at set, and what was queued to go again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "file_delivery": {
+                     *         "id": "0193a4b2-0000-7000-8000-0000000000d1",
+                     *         "coverage_period_id": "0193a4b2-0000-7000-8000-000000000030",
+                     *         "group_id": "0193a4b2-0000-7000-8000-000000000010",
+                     *         "carrier_name": "sandbox_edi",
+                     *         "kind": "change",
+                     *         "channel": "edi",
+                     *         "file_name": "ENROLLSYNC_SANDBOX_EDI_20261122T093000Z_000000042.x12",
+                     *         "status": "sent",
+                     *         "sent_at": "2026-11-22T09:30:02.417Z",
+                     *         "transaction_count": 3,
+                     *         "member_count": 4,
+                     *         "byte_size": 4812,
+                     *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                     *         "interchange_control_number": 42,
+                     *         "acknowledgement_status": "rejected",
+                     *         "attempts": 1,
+                     *         "last_error": null,
+                     *         "resent_at": "2026-11-22T11:02:00.000Z",
+                     *         "created_at": "2026-11-22T09:30:00.000Z"
+                     *       },
+                     *       "transactions_queued": 3
+                     *     }
+                     */
+                    "application/json": {
+                        file_delivery: components["schemas"]["FileDelivery"];
+                        /** @description A change file's transactions written again as pending: they go in the coverage period's next change file. 0 for a full file, which is built again whole as a new delivery. */
+                        transactions_queued: number;
+                    };
+                };
+            };
+            401: components["responses"]["MissingCredentials"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["FileDeliveryNotFound"];
+            409: components["responses"]["FileDeliveryNotRejected"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

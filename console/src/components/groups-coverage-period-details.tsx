@@ -1,9 +1,11 @@
+import { useState } from 'react'
 import { api, totalOf, unwrap } from '../api/client'
+import type { components } from '../api/schema'
 import { formatDate, formatDateTime, words } from '../lib/format'
 import { Link, useLocation } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import { Pager, pageOf } from './pager'
-import { failureText } from '../lib/problems'
+import { failureText, refusalText, UNREACHABLE } from '../lib/problems'
 import { CoveragePeriodFacts, orNullOn404, type CoveragePeriod } from './groups-common'
 import { ShortId } from './short-id'
 import { Badge, Empty, ErrorMessage, Loading } from './status'
@@ -92,10 +94,11 @@ export function GroupsCoveragePeriodDetails({ period, operator }: { period: Cove
                 <thead>
                   <tr>
                     <th scope="col">Kind</th>
-                    <th scope="col">File</th>
                     <th scope="col">Status</th>
-                    <th scope="col">Created</th>
+                    <th scope="col">Carrier's answer</th>
                     <th scope="col">Sent</th>
+                    <th scope="col">File</th>
+                    <th scope="col">Created</th>
                     <th scope="col" className="number">
                       Transactions
                     </th>
@@ -110,13 +113,16 @@ export function GroupsCoveragePeriodDetails({ period, operator }: { period: Cove
                       <td>
                         {words(delivery.kind)} ({words(delivery.channel)})
                       </td>
-                      <td className="mono">{delivery.file_name}</td>
                       <td>
                         <Badge value={delivery.status} />
                         {delivery.last_error && <div className="hint">{delivery.last_error}</div>}
                       </td>
-                      <td>{formatDateTime(delivery.created_at)}</td>
+                      <td>
+                        <AcknowledgementCell delivery={delivery} operator={operator} onResent={deliveries.reload} />
+                      </td>
                       <td>{formatDateTime(delivery.sent_at)}</td>
+                      <td className="mono">{delivery.file_name}</td>
+                      <td>{formatDateTime(delivery.created_at)}</td>
                       <td className="number">{delivery.transaction_count.toLocaleString()}</td>
                       <td className="number">{delivery.member_count.toLocaleString()}</td>
                     </tr>
@@ -181,5 +187,55 @@ export function GroupsCoveragePeriodDetails({ period, operator }: { period: Cove
           </>
         ))}
     </section>
+  )
+}
+
+type FileDelivery = components['schemas']['FileDelivery']
+
+/**
+ * What the carrier answered to a file (its TA1 and 999), and for operators a rejected file's
+ * "Send again" (POST /file_deliveries/{id}/resend): the rejection already took back what the file
+ * told the carrier; this sends it all again now, once.
+ */
+function AcknowledgementCell({ delivery, operator, onResent }: { delivery: FileDelivery; operator: boolean; onResent: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string | null>(null)
+  if (delivery.acknowledgement_status === null) return <span className="hint">none expected</span>
+  const rejected = delivery.acknowledgement_status === 'rejected'
+  async function resend() {
+    setBusy(true)
+    setFailure(null)
+    try {
+      const { error, response } = await api.POST('/file_deliveries/{id}/resend', { params: { path: { id: delivery.id } } })
+      if (response.ok) onResent()
+      else setFailure(refusalText(response.status, error, 'This file delivery'))
+    } catch {
+      setFailure(UNREACHABLE)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <>
+      <Badge value={delivery.acknowledgement_status} />
+      {rejected && delivery.resent_at && <div className="hint">Sent again {formatDateTime(delivery.resent_at)}</div>}
+      {rejected && !delivery.resent_at && operator && (
+        <div>
+          <button
+            type="button"
+            onClick={resend}
+            disabled={busy}
+            title="What the file told the carrier was taken back: each family's next change carries it again. This sends all of it now, once."
+          >
+            {busy ? 'Sending again…' : 'Send again'}
+          </button>
+        </div>
+      )}
+      {failure && (
+        <div className="error-message" role="alert">
+          {failure}
+        </div>
+      )}
+    </>
   )
 }
