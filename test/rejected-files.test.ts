@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { memberIdsOf, openScenario, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
@@ -150,6 +151,85 @@ describe('a change file the carrier rejects', () => {
     expect(acceptedRes.statusCode, acceptedRes.body).toBe(201)
     expect(await deliveryOf(resentDelivery.id)).toMatchObject({ acknowledgement_status: 'accepted' })
     expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).toEqual([])
+  })
+})
+
+describe('two files of one family rejected', () => {
+  it('when a file enrolling a child and the later file ending that child are rejected, the first first, then the carrier is told of the child as new', async () => {
+    const s = await scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse' }, { label: 'child', relationship: 'child' }], enrolled: ['subscriber', 'spouse'] }] })
+    await s.event(s.ids.subscriber!, {
+      event: 'newly_eligible',
+      date: '2027-04-20',
+      eligibility_start_date: '2027-05-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-05-01' }]),
+    })
+    const enrolment = await s.changeFile()
+    expect(enrolment.shapes.find((l) => l.member === 'child')?.ins).toBe('INS*N*19*021*28*A')
+    const enrolmentId = (await s.carrier.deliveries()).at(-1)!.id
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-06-20',
+      eligibility_start_date: '2027-07-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-05-01', end_date: '2027-06-30' }]),
+    })
+    const ending = await s.changeFile()
+    expect(ending.shapes.find((l) => l.member === 'child')?.ins).toMatch(/^INS\*N\*19\*024\*/)
+    const endingId = (await s.carrier.deliveries()).at(-1)!.id
+
+    // The earlier file first: the child goes back to never told; then the later one, whose prior
+    // for the child is the earlier file's view, which must not come back.
+    await s.carrier.reject(enrolmentId, { rebuild: false })
+    await s.carrier.reject(endingId)
+    expect(await t.db.selectFrom('carrier_views').select('member_id').where('member_id', '=', s.ids.child!).execute(), 'the carrier was never told of the child').toEqual([])
+
+    expect((await resend(operator, enrolmentId)).statusCode).toBe(202)
+    expect((await resend(operator, endingId)).statusCode).toBe(202)
+    const again = await s.changeFile()
+    const child = again.shapes.find((l) => l.member === 'child')!
+    // A new enrolment that already ends: an addition with its last day, named by the event that brought it.
+    expect(child.ins).toBe('INS*N*19*021*28*A')
+    expect(child.coverages.map((c) => c.hd.split('*')[1])).toEqual(['021'])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+})
+
+describe('a rejection that comes before the file settles', () => {
+  it('when the TA1 rejecting a change file is received before its views are taken, then its settle takes them and gives them back', async () => {
+    const s = await scenario()
+    await s.event(s.ids.subscriber!, {
+      event: 'divorce',
+      date: '2027-03-15',
+      eligibility_start_date: '2027-04-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
+    })
+    // The change file sent but not settled: its settle job is held back for the test (a trigger
+    // dates it an hour ahead), as when a carrier answers before the settle job's turn.
+    await sql`CREATE FUNCTION test_hold_settle() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.name = 'carrier.delivery_sent' THEN NEW.run_at := now() + interval '1 hour'; END IF; RETURN NEW; END $$`.execute(t.db)
+    await sql`CREATE TRIGGER test_hold_settle BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION test_hold_settle()`.execute(t.db)
+    try {
+      await settle(workers)
+    } finally {
+      await sql`DROP TRIGGER test_hold_settle ON jobs`.execute(t.db)
+      await sql`DROP FUNCTION test_hold_settle()`.execute(t.db)
+    }
+    const held = await t.db.selectFrom('jobs').select(sql<string>`payload->>'file_delivery_id'`.as('id')).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()
+    const sentId = held.map((row) => row.id).at(-1)
+    expect(sentId, 'the change file was sent, its settle pending').toBeDefined()
+    expect(await t.db.selectFrom('carrier_view_batches').select('seq').where('file_delivery_id', '=', sentId!).execute()).not.toEqual([])
+
+    const answer = await s.carrier.reject(sentId!)
+    expect(answer.statusCode, answer.body).toBe(201)
+    await t.db.updateTable('jobs').set({ run_at: new Date() }).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()
+    await settle(workers)
+    expect(await transactionStatuses(sentId!)).toEqual(['errors'])
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
+
+    expect((await resend(operator, sentId!)).statusCode).toBe(202)
+    // The test's carrier applies the rejected file's successor only (reject() took it out of the roster).
+    const again = await s.changeFile()
+    expect(again.shapes.find((l) => l.member === 'spouse')?.ins).toBe('INS*N*01*024*01*A')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
   })
 })
 

@@ -332,7 +332,8 @@ export class CarrierFiles {
         expect.fail(`delivery ${delivery.kind} is still pending after the workers settled; its jobs: ${JSON.stringify(jobs)}`)
       }
       this.applied.add(delivery.id)
-      if (delivery.status !== 'sent') continue
+      // Rejected before the test read it (reject): the carrier never took it.
+      if (delivery.status !== 'sent' || this.rejected.has(delivery.id)) continue
       const content = await this.content(delivery.id)
       expectValid834(content)
       this.roster.apply(content)
@@ -409,9 +410,11 @@ export class CarrierFiles {
   /**
    * The carrier rejects a file it was sent: the operator posts the carrier's TA1 rejecting the
    * interchange (note 024, invalid interchange content), and the roster gives back what the file
-   * told (rebuilt from the other files, in order). Answers the acknowledgement post's response.
+   * told (rebuilt from the other files, in order). `rebuild: false` leaves the roster for a later
+   * reject to rebuild (a later file that built on this one cannot apply without it). Answers the
+   * acknowledgement post's response.
    */
-  async reject(deliveryId: string): Promise<{ statusCode: number; body: string }> {
+  async reject(deliveryId: string, options: { rebuild?: boolean } = {}): Promise<{ statusCode: number; body: string }> {
     const delivery = (await this.deliveries()).find((d) => d.id === deliveryId)
     expect(delivery, `delivery ${deliveryId} of this coverage period`).toBeDefined()
     const isa13 = String(delivery!.interchange_control_number).padStart(9, '0')
@@ -421,6 +424,7 @@ export class CarrierFiles {
       'IEA*0*700000001~'
     const res = await call(this.t.app, this.operator, 'POST', `/file_deliveries/${deliveryId}/acknowledgements`, ta1, { 'content-type': 'application/edi-x12' })
     this.rejected.add(deliveryId)
+    if (options.rebuild === false) return res
     this.roster = new Edi834Roster()
     for (const file of this.files) if (!this.rejected.has(file.delivery.id)) this.roster.apply(file.content)
     return res
