@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHousekeeping } from '../src/jobs/housekeeping.js'
 import type { Workers } from '../src/main/workers.js'
 import { memberIdsOf, openScenario, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
 import { settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
@@ -247,6 +248,24 @@ describe('a full file the carrier rejects', () => {
     expect(files.map((f) => f.delivery.kind)).toEqual(['full'])
     await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
     for (const family of s.group.families) expect(await s.carrier.familyStatus(family.subscriberId)).toBe('submitted')
+  })
+})
+
+describe('what the views were before a file, kept while its answer may come', () => {
+  it('when a change file had no answer for a month, then housekeeping forgets its priors but keeps those of a rejected file', async () => {
+    const s = await scenario()
+    const rejected = await divorce(s)
+    await s.carrier.reject(rejected.delivery.id)
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, last_name: 'Unanswered' }))
+    await s.changeFile()
+    const unanswered = (await s.carrier.deliveries()).at(-1)!
+    const priorsOf = async (id: string) => (await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', id).execute()).length
+    expect(await priorsOf(unanswered.id)).toBeGreaterThan(0)
+
+    const inAMonth = Date.now() + 31 * 24 * 3_600_000
+    await createHousekeeping(t.db, { eventLogRetentionDays: 365 }, () => inAMonth)()
+    expect(await priorsOf(unanswered.id)).toBe(0)
+    expect(await priorsOf(rejected.delivery.id)).toBeGreaterThan(0)
   })
 })
 

@@ -146,3 +146,15 @@ async function restorePriors(tx: Executor, period: string, deliveryIds: readonly
 export async function forgetPriors(tx: Executor, deliveryId: string): Promise<void> {
   await tx.deleteFrom('carrier_view_priors').where('file_delivery_id', '=', deliveryId).execute()
 }
+
+/**
+ * Forgets the priors of files sent before `sentBefore` that the carrier never rejected: a carrier
+ * that sends no 999 would otherwise keep a row per member of every change file for good. A 999
+ * rejecting such an old file still rolls back what has priors (its members then keep the file's
+ * view). Rejected files keep theirs: a later rejected file may step back through them.
+ */
+export async function purgeUnansweredPriors(db: Executor, sentBefore: Date): Promise<void> {
+  await sql`
+    DELETE FROM carrier_view_priors p USING file_deliveries d
+     WHERE d.id = p.file_delivery_id AND d.sent_at < ${sentBefore} AND d.acknowledgement_status IS DISTINCT FROM 'rejected'`.execute(db)
+}
