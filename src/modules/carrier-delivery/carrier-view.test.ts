@@ -77,11 +77,26 @@ describe('carrierRecords', () => {
   it('when a dependent’s spans differ by level only, then its record keeps the level it started with; a volume change is still a term', () => {
     const spans = [span('A', '2027-01-01', '2027-02-28', 'family'), span('A', '2027-03-01', null, 'employee_and_children')]
     expect(carrierRecords(spans, YEAR, false)).toEqual([record('A', '2027-01-01', null, [['2027-01-01', 'family']])])
-    const life = [span('L', '2027-01-01', '2027-03-31', 'family', { line: 'voluntary_life', volume: 100 }), span('L', '2027-04-01', null, 'individual', { line: 'voluntary_life', volume: 200 })]
+    const life = [span('L', '2027-01-01', '2027-03-31', 'family', { line: 'voluntary_life', volume: 100 }), span('L', '2027-04-01', null, 'employee_and_children', { line: 'voluntary_life', volume: 200 })]
     expect(carrierRecords(life, YEAR, false)[0]!.terms).toEqual([
       { from: '2027-01-01', coverageLevel: 'family', volume: 100 },
       { from: '2027-04-01', coverageLevel: 'family', volume: 200 },
     ])
+  })
+
+  // The subscriber's loop cannot tell a level it is not part of: after the subscriber's death, the
+  // survivors continuing on the plan are told IND on their own loops (docs/decisions.md, "Member loops").
+  it('when a dependent continues without the subscriber (level individual), then its record carries that level as a term, and the difference is an HD*001', () => {
+    const spans = [span('A', '2027-01-01', '2027-05-31', 'family'), span('A', '2027-06-01', null, 'individual')]
+    const records = carrierRecords(spans, YEAR, false)
+    expect(records).toEqual([
+      record('A', '2027-01-01', null, [
+        ['2027-01-01', 'family'],
+        ['2027-06-01', 'individual'],
+      ]),
+    ])
+    const told = [record('A', '2027-01-01', null, [['2027-01-01', 'family']])]
+    expect(show(coverageChanges(told, records, false))).toEqual(['change medical:A 2027-01-01.. @2027-06-01 individual'])
   })
 
   it('when spans of one plan have a gap, or the plan or status changes, then they are separate records', () => {

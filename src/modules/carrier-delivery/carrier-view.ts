@@ -68,7 +68,9 @@ const termFrom = (term: CarrierTerm, from: string): CarrierTerm => ({ from, cove
 /**
  * One member's records from its spans of one coverage period. `withLevels`: a subscriber's
  * records follow the family's coverage level; a dependent's keep the level they started with,
- * because level changes are told on the subscriber's loop only (the notes' table).
+ * because level changes are told on the subscriber's loop only (the notes' table), except a level
+ * without the subscriber (`individual`: the subscriber no longer holds the plan, as after its
+ * death): no subscriber's loop can tell that one, so the dependent's own loop does.
  */
 export function carrierRecords(spans: readonly SpanLike[], window: PeriodWindow, withLevels: boolean): CarrierRecord[] {
   const clipped = spans
@@ -90,7 +92,7 @@ export function carrierRecords(spans: readonly SpanLike[], window: PeriodWindow,
     if (last && last.line === span.line && last.planId === span.planId && last.status === span.status && last.endDate !== null && addDays(last.endDate, 1) === span.startDate) {
       last.endDate = span.endDate
       const lastTerm = last.terms.at(-1)!
-      const next: CarrierTerm = withLevels ? term : { from: term.from, coverageLevel: lastTerm.coverageLevel, volume: term.volume }
+      const next: CarrierTerm = withLevels || toldOnDependent(term) ? term : { from: term.from, coverageLevel: lastTerm.coverageLevel, volume: term.volume }
       if (!sameTerm(lastTerm, next)) last.terms.push(next)
     } else {
       records.push({ line: span.line, planId: span.planId, status: span.status, startDate: span.startDate, endDate: span.endDate, terms: [term] })
@@ -98,6 +100,9 @@ export function carrierRecords(spans: readonly SpanLike[], window: PeriodWindow,
   }
   return records
 }
+
+/** A dependent's level told on its own loop: covered without the subscriber (see carrierRecords). */
+const toldOnDependent = (term: CarrierTerm) => term.coverageLevel === 'individual'
 
 /** The term of a record in force on a date (the first one before its start). */
 export function termOn(record: CarrierRecord, date: string): CarrierTerm {
@@ -134,8 +139,11 @@ export type CoverageChange =
   | { kind: 'termination'; record: CarrierRecord }
   /** HD*024 with DTP*349 = start - 1: a coverage that never took effect. */
   | { kind: 'cancellation'; record: CarrierRecord }
-  /** HD*025: a coverage the carrier holds as ended runs on with no end. */
-  | { kind: 'reinstatement'; record: CarrierRecord }
+  /**
+   * HD*025: a coverage the carrier holds as ended runs on with no end (`toldEnd`: the end it held,
+   * so the change takes effect the day after), or a re-hire's coverage after a gap.
+   */
+  | { kind: 'reinstatement'; record: CarrierRecord; toldEnd?: string }
   /** HD*001: a new coverage level or amount from `term.from` (DTP*303). */
   | { kind: 'change'; record: CarrierRecord; term: CarrierTerm }
 
@@ -154,7 +162,7 @@ function termChanges(told: CarrierRecord, truth: CarrierRecord, levels: boolean)
   let held = told.terms
   for (const date of dates) {
     const want = termOn(truth, date)
-    if (!sameTerm(want, termOn(recordWithTerms(told, held), date), levels)) {
+    if (!sameTerm(want, termOn(recordWithTerms(told, held), date), levels || toldOnDependent(want))) {
       const term = termFrom(want, date)
       changes.push({ kind: 'change', record: truth, term })
       held = [...held.filter((t) => t.from !== date), term].sort((x, y) => (x.from < y.from ? -1 : 1))
@@ -191,7 +199,7 @@ export function recordsDifference(told: readonly CarrierRecord[], truth: readonl
       // last day (HD*024, DTP*349): the member keeps no coverage past it, so nothing is
       // reinstated (x12-834-notes.md: INS03 024 when nothing stays in force). Only an end removed
       // brings the coverage back (HD*025).
-      changes.push({ kind: record.endDate !== null ? 'termination' : 'reinstatement', record })
+      changes.push(record.endDate !== null ? { kind: 'termination', record } : { kind: 'reinstatement', record, toldEnd: known.endDate! })
     }
     const terms = termChanges(known ?? recordWithTerms(record, [record.terms[0]!]), record, levels)
     changes.push(...terms.changes)
@@ -215,7 +223,8 @@ export function changeEffectiveDate(change: CoverageChange): string {
     case 'termination':
       return addDays(change.record.endDate!, 1)
     case 'reinstatement':
-      return change.record.startDate
+      // An end removed takes effect the day after the end told; a re-hire's coverage on its start.
+      return change.toldEnd !== undefined ? addDays(change.toldEnd, 1) : change.record.startDate
     case 'change':
       return change.term.from
   }

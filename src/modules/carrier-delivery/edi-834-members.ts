@@ -299,15 +299,21 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
 /** What the carrier was last told about each member of a family (absent: never told). */
 export type ToldViews = ReadonlyMap<string, { records: CarrierRecord[]; digest: string }>
 
+/** Who a death is to the member of a loop: the deceased, a surviving spouse, or another survivor. */
+type DeathRole = 'deceased' | 'surviving_spouse' | 'survivor'
+
 /**
  * INS04 of a member loop: the event's code, a plan change's own code, or identifying data alone.
- * A death gives 03 to the members whose coverage it ends and 11 (surviving spouse) to a spouse
- * left behind, subscriber or partner; anyone else it changes has no reason given.
+ * COBRA continuation starting is `09` whichever event carries it (the notes' `INS*…*021*09*C`). A
+ * death gives 03 to the deceased only and 11 (surviving spouse) to its spouse or partner, whether
+ * its coverage goes on or ends; any other survivor it changes has no reason given (`AI`), never a
+ * code that says it died.
  */
-function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean, survivingSpouse: boolean): MaintenanceReason {
+function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean, deathRole: DeathRole): MaintenanceReason {
   if (demographicsOnly) return 'identifying_data'
   if (!event) return 'no_reason'
-  if (event.event === 'death') return maintenance === 'termination' ? 'death' : survivingSpouse ? 'surviving_spouse' : 'no_reason'
+  if (maintenance === 'addition' && changes.some(startsCobra)) return 'cobra'
+  if (event.event === 'death') return deathRole === 'deceased' ? 'death' : deathRole === 'surviving_spouse' ? 'surviving_spouse' : 'no_reason'
   if (event.event !== 'open_enrollment' && maintenance === 'change' && isPlanChange(changes)) return 'plan_change'
   return REASON_OF_EVENT[event.event] ?? 'no_reason'
 }
@@ -359,45 +365,84 @@ export function changeFileMembers(
     return earliest === undefined ? null : events[earliest]!
   }
 
+  // A re-hire names the loops of a family it brings back: the event before it in this file (the
+  // termination) names a loop ending what the carrier holds, when the carrier was never told it.
+  const rehire = otherEvent?.event === 're_hire' ? otherEvent : null
+  const endedBeforeRehire = rehire ? ([...events.slice(0, position.get(rehire.id))].reverse().find((e) => e.event !== 'cobra') ?? rehire) : null
+
   const differences = [family.subscriber, ...family.dependents].flatMap((member) => {
     const truth = recordsOf(family, member, context.window)
     const digest = memberDigest(member)
     const known = told.get(member.id)
     if (!known && truth.length === 0) return []
     const difference = recordsDifference(known?.records ?? [], truth, member.kind === 'subscriber')
-    // A re-hire brings back a member the carrier holds as ended: its coverages are reinstated
-    // (HD*025 from the new start, x12-834-notes.md) rather than added.
-    const rehired = otherEvent?.event === 're_hire' && known !== undefined && nothingOpen(known.records)
-    const changes = difference.changes.map((change): CoverageChange => (rehired && change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change))
     const demographicsChanged = known !== undefined && known.digest !== digest
-    if (changes.length === 0 && !demographicsChanged) return []
-    return [{ member, truth, digest, known, held: difference.held, changes }]
+    if (difference.changes.length === 0 && !demographicsChanged) return []
+    return [{ member, truth, digest, known, held: difference.held, changes: difference.changes }]
   })
-  // Who a death took: members whose every coverage it ends; a partner of theirs survives them.
-  const lostPartner = differences.some(({ member, changes, truth }) => isPartner(member) && changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation') && nothingOpen(truth))
+  // Who a death took: the subscriber when it ends every coverage of the subscriber's (its
+  // dependents' coverage ending too is the survivors'), else the dependents whose every coverage
+  // it ends. Their spouse or partner survives them.
+  const taken = differences.filter(({ changes, truth }) => changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation') && nothingOpen(truth)).map((d) => d.member)
+  const deceased = new Set(taken.some((m) => m.kind === 'subscriber') ? [family.subscriber] : taken)
+  const widowed = [...deceased].some(isPartner)
+  const deathRoleOf = (member: LoadedMember): DeathRole => (deceased.has(member) ? 'deceased' : widowed && isPartner(member) ? 'surviving_spouse' : 'survivor')
 
   for (const { member, truth, digest, known, held, changes } of differences) {
-    // INS05 and INS04 are the loop's: COBRA coverages starting go in a loop of their own when the
-    // member has other changes too.
-    const split = changes.some(startsCobra) && changes.some((c) => !startsCobra(c))
-    const loops = split ? [changes.filter((c) => !startsCobra(c)), changes.filter(startsCobra)] : [changes]
-    // The first of split loops is read as the carrier takes it, before the COBRA loop after it:
-    // an ex-spouse's active coverage ending leaves nothing in force then (024, benefit status A).
-    const continuing = new Set(split ? loops[1]!.map((c) => c.record) : [])
-    loops.forEach((loopChanges, index) => {
-      const event = loopChanges.some(startsCobra) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
-      const knownBefore = index === 0 ? known : { records: held, digest }
-      const truthAfter = index === 0 && split ? truth.filter((record) => !continuing.has(record)) : truth
-      members.push(composeChangeLoop(family, member, context, event, loopChanges, knownBefore, truthAfter, lostPartner && isPartner(member), maritalEvent))
-      for (const change of loopChanges) {
-        const loop = coverageLoop(family, context, member.id, change)
-        written.push({ memberId: member.id, planId: change.record.planId, maintenance: loop.maintenance, startDate: loop.startDate, endDate: loop.endDate, transactionId })
+    const loops = loopsOf(member, changes, known, truth, held, digest)
+    for (const loop of loops) {
+      members.push(composeChangeLoop(family, member, context, loop.event, loop.changes, loop.known, loop.truth, deathRoleOf(member), maritalEvent))
+      for (const change of loop.changes) {
+        const hdLoop = coverageLoop(family, context, member.id, change)
+        written.push({ memberId: member.id, planId: change.record.planId, maintenance: hdLoop.maintenance, startDate: hdLoop.startDate, endDate: hdLoop.endDate, transactionId })
       }
-    })
+    }
     views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: held, digest })
   }
   return { members, views, written, needsFollowUp: false }
+
+  /**
+   * A member's loops: usually one. INS03, INS04 and INS05 are the loop's, so two are sent when one
+   * cannot say it all, each read by the carrier after the one before:
+   * - COBRA coverages starting beside other changes go in a loop of their own, after; the first
+   *   is read without them (an ex-spouse's active coverage ending leaves nothing in force then:
+   *   024, benefit status A).
+   * - A re-hire whose termination the carrier was never told, after a gap: first the termination
+   *   (ending everything the carrier holds, named by the event before the re-hire), then the
+   *   re-enrollment, as two files would say it. A re-hire of a member the carrier holds as ended
+   *   reinstates (HD*025 from the new start, x12-834-notes.md) rather than adds.
+   */
+  function loopsOf(member: LoadedMember, difference: CoverageChange[], known: { records: CarrierRecord[]; digest: string } | undefined, truth: CarrierRecord[], held: CarrierRecord[], digest: string) {
+    const reinstate = (change: CoverageChange): CoverageChange => (change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change)
+    const changes = rehire && known !== undefined && nothingOpen(known.records) ? difference.map(reinstate) : difference
+    const eventOf = (loopChanges: readonly CoverageChange[]) =>
+      loopChanges.some(startsCobra) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
+    if (changes.some(startsCobra) && changes.some((c) => !startsCobra(c))) {
+      const first = changes.filter((c) => !startsCobra(c))
+      const second = changes.filter(startsCobra)
+      const continuing = new Set(second.map((c) => c.record))
+      return [
+        { changes: first, event: eventOf(first), known, truth: truth.filter((record) => !continuing.has(record)) },
+        { changes: second, event: eventOf(second), known: { records: held, digest }, truth },
+      ]
+    }
+    if (rehire && known !== undefined && !nothingOpen(known.records)) {
+      const added = new Set(changes.filter((c) => c.kind === 'addition').map((c) => c.record))
+      const before = truth.filter((record) => !added.has(record))
+      if (added.size > 0 && nothingOpen(before) && changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')) {
+        const ending = changes.filter((c) => !added.has(c.record))
+        const addedKeys = new Set([...added].map(keyOf))
+        return [
+          { changes: ending, event: endedBeforeRehire, known, truth: before },
+          { changes: changes.filter((c) => added.has(c.record)).map(reinstate), event: rehire, known: { records: held.filter((record) => !addedKeys.has(keyOf(record))), digest }, truth },
+        ]
+      }
+    }
+    return [{ changes, event: eventOf(changes), known, truth }]
+  }
 }
+
+const keyOf = (record: CarrierRecord) => `${record.line}|${record.planId}|${record.status}|${record.startDate}`
 
 /** One member loop of a change file: its INS codes and dates from the changes it carries. */
 function composeChangeLoop(
@@ -408,7 +453,7 @@ function composeChangeLoop(
   changes: readonly CoverageChange[],
   known: { records: CarrierRecord[]; digest: string } | undefined,
   truth: readonly CarrierRecord[],
-  survivingSpouse: boolean,
+  deathRole: DeathRole,
   maritalEvent: LoadedEvent | null,
 ): Edi834Member {
   const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
@@ -432,7 +477,7 @@ function composeChangeLoop(
     context,
     {
       maintenance,
-      reason: reasonOf(event, changes, maintenance, changes.length === 0, survivingSpouse),
+      reason: reasonOf(event, changes, maintenance, changes.length === 0, deathRole),
       maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
