@@ -21,5 +21,10 @@ CREATE TABLE carrier_view_priors (
 ALTER TABLE file_deliveries ADD COLUMN resent_at timestamptz;
 
 -- When the carrier's view gave back what a rejected delivery told (once: a later file may have
--- built on the views since).
+-- built on the views since), and the transaction that did it (pg_current_xact_id()).
 ALTER TABLE file_deliveries ADD COLUMN views_rolled_back_at timestamptz;
+ALTER TABLE file_deliveries ADD COLUMN views_rolled_back_xid text;
+-- The snapshot a delivery's content was built from (pg_current_snapshot() in the build's
+-- repeatable-read transaction): its settle finds the rollbacks that build could not see, whose
+-- members it told from views the carrier never took.
+ALTER TABLE file_deliveries ADD COLUMN content_snapshot text;

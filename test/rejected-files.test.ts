@@ -66,6 +66,7 @@ describe('a change file the carrier rejects', () => {
     const res = await resend(operator, rejected.delivery.id)
     expect(res.statusCode, res.body).toBe(202)
     expect(res.json().transactions_queued).toBeGreaterThan(0)
+    expect(res.json().full_file).toBe(false)
     expect(res.json().file_delivery).toMatchObject({ id: rejected.delivery.id, acknowledgement_status: 'rejected' })
     expect(res.json().file_delivery.resent_at).toEqual(expect.any(String))
     expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('pending')
@@ -120,7 +121,7 @@ describe('a change file the carrier rejects', () => {
     expect(s.carrier.roster.member(s.ids.subscriber!)?.lastName).toBe('Later')
   })
 
-  it('when the 999 rejects the group, then the file is taken back as for a TA1, and an accepted file keeps no earlier views', async () => {
+  it('when the 999 rejects the group, then the file is taken back as for a TA1, and its resend accepted stands', async () => {
     const s = await scenario()
     const rejected = await divorce(s)
     const content = await s.carrier.content(rejected.delivery.id)
@@ -143,15 +144,15 @@ describe('a change file the carrier rejects', () => {
     expect(again.shapes).toEqual(rejected.shapes)
     await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
 
-    // The resent file accepted: what the views were before it is forgotten.
+    // The resent file accepted: its views stand, what they were before is kept (a later 999 may still reject it).
     const resentDelivery = (await s.carrier.deliveries()).at(-1)!
-    expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).not.toEqual([])
     const accept = ack999.replace('IK5*R*5~AK9*R*1*1*0~', 'IK5*A~AK9*A*1*1*1~').replace(`AK1*BE*${element('GS', 6)}*`, `AK1*BE*${resentDelivery.interchange_control_number}*`)
       .replace(`AK2*834*${element('ST', 2)}*`, `AK2*834*${String(resentDelivery.interchange_control_number).padStart(4, '0')}*`).replaceAll('700000002', '700000003')
     const acceptedRes = await call(t.app, operator, 'POST', `/file_deliveries/${resentDelivery.id}/acknowledgements`, accept, { 'content-type': 'application/edi-x12' })
     expect(acceptedRes.statusCode, acceptedRes.body).toBe(201)
     expect(await deliveryOf(resentDelivery.id)).toMatchObject({ acknowledgement_status: 'accepted' })
-    expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).toEqual([])
+    expect(await t.db.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', resentDelivery.id).execute()).not.toEqual([])
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('submitted')
   })
 })
 
@@ -194,6 +195,102 @@ describe('two files of one family rejected', () => {
   })
 })
 
+/** Runs the workers with every settle job (carrier.delivery_sent) held back an hour: files sent, their views not taken. */
+async function settleExceptViews() {
+  await sql`CREATE FUNCTION test_hold_settle() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.name = 'carrier.delivery_sent' THEN NEW.run_at := now() + interval '1 hour'; END IF; RETURN NEW; END $$`.execute(t.db)
+  await sql`CREATE TRIGGER test_hold_settle BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION test_hold_settle()`.execute(t.db)
+  try {
+    await settle(workers)
+  } finally {
+    await sql`DROP TRIGGER test_hold_settle ON jobs`.execute(t.db)
+    await sql`DROP FUNCTION test_hold_settle()`.execute(t.db)
+  }
+}
+
+/** The settle jobs held back by settleExceptViews, run now. */
+async function releaseSettles() {
+  await t.db.updateTable('jobs').set({ run_at: new Date() }).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()
+  await settle(workers)
+}
+
+describe('a rejection that lands while a later file of the family is on its way', () => {
+  // Found in review: the later file was built from the views the rejected file left; its settle
+  // took its views over the rollback, so the newborn was never added at the carrier.
+  it('when the birth file is rejected after the next file (the baby renamed) was built but before it settled, then the baby is added at last', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    const body = { ...dependentBody({ label: 'baby', relationship: 'child', birthDate: '2026-11-20' }, 'Doe1'), first_name: 'Ivy' }
+    const created = await call(t.app, s.partner, 'POST', `/subscribers/${s.ids.subscriber}/dependents`, { dependent: body })
+    expect(created.statusCode, created.body).toBe(201)
+    const babyId = created.json().dependent.id as string
+    s.names.set(babyId, 'baby')
+    await s.event(s.ids.subscriber!, {
+      event: 'birth',
+      date: '2026-11-24',
+      eligibility_start_date: '2027-01-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: babyId, start_date: '2027-01-01' }]),
+    })
+    await s.changeFile()
+    const birthId = (await s.carrier.deliveries()).at(-1)!.id
+
+    const read = await call(t.app, s.partner, 'GET', `/members/${babyId}`)
+    const put = await call(t.app, s.partner, 'PUT', `/dependents/${babyId}`, { dependent: { ...body, first_name: 'Ivy-Rose' } }, { 'if-match': read.headers.etag as string })
+    expect(put.statusCode, put.body).toBe(200)
+    await settleExceptViews()
+    const renameId = (await s.carrier.deliveries()).at(-1)!.id
+    expect(renameId).not.toBe(birthId)
+
+    expect((await s.carrier.reject(birthId, { rebuild: false })).statusCode).toBe(201)
+    await releaseSettles()
+    const babyView = await t.db.selectFrom('carrier_views').select('file_delivery_id').where('member_id', '=', babyId).execute()
+    expect(babyView, 'the carrier never took the birth: no view of the baby').toEqual([])
+
+    // The carrier rejects the rename too (it named a member it does not hold); the birth resent adds her, renamed.
+    await s.carrier.reject(renameId)
+    expect((await resend(operator, birthId)).statusCode).toBe(202)
+    const again = await s.changeFile()
+    expect(again.shapes.find((l) => l.member === 'baby')?.ins).toBe('INS*N*19*021*02*A')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    expect(s.carrier.roster.member(babyId)?.firstName).toBe('Ivy-Rose')
+  })
+})
+
+describe('a change file that cannot be rolled back', () => {
+  it('when a rejected divorce file has no record of the views before it, then its resend sends the full file, which ends the ex-spouse', async () => {
+    const s = await scenario()
+    const rejected = await divorce(s)
+    // As for a file sent before migration 0027, or rejected over a month after it was sent.
+    await t.db.deleteFrom('carrier_view_priors').where('file_delivery_id', '=', rejected.delivery.id).execute()
+    await s.carrier.reject(rejected.delivery.id)
+    expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
+
+    const res = await resend(operator, rejected.delivery.id)
+    expect(res.statusCode, res.body).toBe(202)
+    expect(res.json()).toMatchObject({ transactions_queued: 0, full_file: true })
+    const files = await s.carrier.sync()
+    // The full file replaces what the carrier holds, the ex-spouse's coverage with its end; the
+    // subscriber's level from the day after follows in the change file a full file opens for what
+    // it cannot say.
+    expect(files.map((f) => f.delivery.kind)).toEqual(['full', 'change'])
+    expect(files[0]!.content, "the full file tells the ex-spouse's last day").toContain('DTP*349*D8*20270331')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+
+  it('when a full file would be sent again while a change file is on its way, then the resend waits (409) and goes once the change file is sent', async () => {
+    const s = await scenario()
+    const [full] = await s.carrier.deliveries()
+    await s.carrier.reject(full!.id)
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, last_name: 'Meanwhile' }))
+    await settleExceptViews()
+    expectProblem(await resend(operator, full!.id), 409, 'file_delivery_on_its_way')
+    await releaseSettles()
+    expect((await resend(operator, full!.id)).statusCode).toBe(202)
+    const files = await s.carrier.sync()
+    expect(files.map((f) => f.delivery.kind)).toEqual(['change', 'full'])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+})
+
 describe('a rejection that comes before the file settles', () => {
   it('when the TA1 rejecting a change file is received before its views are taken, then its settle takes them and gives them back', async () => {
     const s = await scenario()
@@ -203,17 +300,8 @@ describe('a rejection that comes before the file settles', () => {
       eligibility_start_date: '2027-04-01',
       plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
     })
-    // The change file sent but not settled: its settle job is held back for the test (a trigger
-    // dates it an hour ahead), as when a carrier answers before the settle job's turn.
-    await sql`CREATE FUNCTION test_hold_settle() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.name = 'carrier.delivery_sent' THEN NEW.run_at := now() + interval '1 hour'; END IF; RETURN NEW; END $$`.execute(t.db)
-    await sql`CREATE TRIGGER test_hold_settle BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION test_hold_settle()`.execute(t.db)
-    try {
-      await settle(workers)
-    } finally {
-      await sql`DROP TRIGGER test_hold_settle ON jobs`.execute(t.db)
-      await sql`DROP FUNCTION test_hold_settle()`.execute(t.db)
-    }
+    // The change file sent but not settled, as when a carrier answers before the settle job's turn.
+    await settleExceptViews()
     const held = await t.db.selectFrom('jobs').select(sql<string>`payload->>'file_delivery_id'`.as('id')).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()
     const sentId = held.map((row) => row.id).at(-1)
     expect(sentId, 'the change file was sent, its settle pending').toBeDefined()
@@ -221,8 +309,7 @@ describe('a rejection that comes before the file settles', () => {
 
     const answer = await s.carrier.reject(sentId!)
     expect(answer.statusCode, answer.body).toBe(201)
-    await t.db.updateTable('jobs').set({ run_at: new Date() }).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()
-    await settle(workers)
+    await releaseSettles()
     expect(await transactionStatuses(sentId!)).toEqual(['errors'])
     expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
 
@@ -243,7 +330,7 @@ describe('a full file the carrier rejects', () => {
 
     const res = await resend(operator, full!.id)
     expect(res.statusCode, res.body).toBe(202)
-    expect(res.json().transactions_queued).toBe(0)
+    expect(res.json()).toMatchObject({ transactions_queued: 0, full_file: true })
     const files = await s.carrier.sync()
     expect(files.map((f) => f.delivery.kind)).toEqual(['full'])
     await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))

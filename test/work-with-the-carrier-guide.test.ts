@@ -112,7 +112,7 @@ describe('the README guide "Work with the carrier"', () => {
     // it again as a new full delivery.
     const resent = answers.find((a) => a.method === 'POST' && a.url === `/file_deliveries/${variables.FILE_DELIVERY_ID}/resend`)!
     expect(resent.statusCode, resent.body).toBe(202)
-    expect(JSON.parse(resent.body)).toMatchObject({ file_delivery: { id: variables.FILE_DELIVERY_ID, acknowledgement_status: 'rejected', resent_at: expect.any(String) }, transactions_queued: 0 })
+    expect(JSON.parse(resent.body)).toMatchObject({ file_delivery: { id: variables.FILE_DELIVERY_ID, acknowledgement_status: 'rejected', resent_at: expect.any(String) }, transactions_queued: 0, full_file: true })
     const fulls = await t.db.selectFrom('file_deliveries').select(['id', 'status']).where('coverage_period_id', '=', cp.id).where('kind', '=', 'full').orderBy('created_at').execute()
     expect(fulls.map((d) => d.id)).toHaveLength(2)
     expect(fulls[1]).toMatchObject({ status: 'sent' })

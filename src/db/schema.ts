@@ -552,6 +552,10 @@ export interface FileDeliveriesTable {
   resent_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** When the carrier's view gave back what this rejected delivery told (rejected-deliveries.ts), once. */
   views_rolled_back_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** The transaction (pg_current_xact_id()) that rolled the views back. */
+  views_rolled_back_xid: ColumnType<string | null, string | null | undefined, string | null>
+  /** The snapshot (pg_current_snapshot()) the content was built from; null before migration 0027. */
+  content_snapshot: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type AcknowledgementStatus = 'awaited' | 'accepted' | 'accepted_with_errors' | 'partially_accepted' | 'rejected' | 'overdue'

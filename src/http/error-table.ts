@@ -389,6 +389,11 @@ export const errorTable = {
     title: 'Carrier unreachable',
     description: "The delivery's carrier is no longer configured or takes changes by hand (distribution_format manual): nothing can be sent to it.",
   },
+  file_delivery_on_its_way: {
+    status: 409,
+    title: 'A file is on its way',
+    description: "Sending a full file again (a rejected full file, or a change file that could not be rolled back) waits until the coverage period's file being built or sent has gone; try again then.",
+  },
   acknowledgement_malformed: {
     status: 422,
     title: 'Acknowledgement malformed',

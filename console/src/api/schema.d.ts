@@ -769,7 +769,7 @@ export interface paths {
         put?: never;
         /**
          * Send a rejected file again (operators)
-         * @description For a delivery the carrier rejected (acknowledgement_status `rejected`: a TA1 rejected the interchange or a 999 the group). A rejection already takes back what the file told the carrier, so each family's next change file tells it again; this sends all of it now, once the cause is fixed: a change file's transactions are queued again as pending and go in the next change file, which says what the carrier lacks as of now (named by the same life events); a full file is built again whole, as a new delivery. Once per delivery (its resent_at). 409 `file_delivery_not_rejected` for any other delivery (or while the rejection is still being applied), 409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand.
+         * @description For a delivery the carrier rejected (acknowledgement_status `rejected`: a TA1 rejected the interchange or a 999 the group). A rejection already takes back what the file told the carrier, so each family's next change file tells it again; this sends all of it now, once the cause is fixed: a change file's transactions are queued again as pending and go in the next change file, which says what the carrier lacks as of now (named by the same life events); a full file is built again whole, as a new delivery. Once per delivery (its resent_at). A change file sent before the service kept what the carrier held before it (or over a month before its rejection) could not be rolled back: the coverage period's full file is sent instead (`full_file` true). A coverage period already expired is resent too: what was decided for its plan year still has to reach the carrier. 409 `file_delivery_not_rejected` for any other delivery (or while the rejection is still being applied), 409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand, 409 `file_delivery_on_its_way` when a full file would cross a file of the period still being built or sent.
          */
         post: operations["resendFileDelivery"];
         delete?: never;
@@ -7359,13 +7359,16 @@ export interface operations {
                      *         "resent_at": "2026-11-22T11:02:00.000Z",
                      *         "created_at": "2026-11-22T09:30:00.000Z"
                      *       },
-                     *       "transactions_queued": 3
+                     *       "transactions_queued": 3,
+                     *       "full_file": false
                      *     }
                      */
                     "application/json": {
                         file_delivery: components["schemas"]["FileDelivery"];
-                        /** @description A change file's transactions written again as pending: they go in the coverage period's next change file. 0 for a full file, which is built again whole as a new delivery. */
+                        /** @description A change file's transactions written again as pending: they go in the coverage period's next change file. 0 when a full file is sent instead. */
                         transactions_queued: number;
+                        /** @description True when the coverage period's full file is built again whole as a new delivery: for a rejected full file, and for a change file that could not be rolled back (sent before the service kept what the carrier held before it, or rejected over a month after it was sent). */
+                        full_file: boolean;
                     };
                 };
             };

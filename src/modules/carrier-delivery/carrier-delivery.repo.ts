@@ -210,6 +210,8 @@ export async function markBuilt(
     .updateTable('file_deliveries')
     .set({
       content_as_of: sql<Date>`transaction_timestamp()`,
+      // The build's repeatable-read snapshot: its settle finds the rollbacks it did not see.
+      content_snapshot: sql<string>`pg_current_snapshot()::text`,
       byte_size: built.bytes,
       sha256: built.sha256,
       member_count: built.memberCount,
@@ -325,11 +327,34 @@ export async function markTransactionsSubmitted(tx: Executor, deliveryId: string
 
 // ---- Rejected deliveries (rejected-deliveries.ts) ----
 
+/**
+ * Takes the coverage period's carrier-view lock, to the end of the transaction: a rollback, a
+ * settle and a resend of one period run one after the other, so none reads views another is
+ * changing. An advisory lock: the coverage period's row stays free for everything else.
+ */
+export async function lockCarrierViews(tx: Executor, coveragePeriodId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`carrier-views:${coveragePeriodId}`}, 0))`.execute(tx)
+}
+
+/**
+ * Change files rejected and rolled back by a transaction the delivery's build could not see: the
+ * build told their members from views the carrier never took. None for a delivery built before
+ * migration 0027 (no snapshot kept).
+ */
+export async function rollbacksUnseenByBuild(tx: Executor, delivery: { id: string; coverage_period_id: string }): Promise<{ id: string; kind: 'full' | 'change' }[]> {
+  const rows = await sql<{ id: string; kind: 'full' | 'change' }>`
+    SELECT r.id, r.kind FROM file_deliveries r JOIN file_deliveries b ON b.id = ${delivery.id}
+     WHERE r.coverage_period_id = ${delivery.coverage_period_id} AND r.id <> b.id
+       AND r.views_rolled_back_xid IS NOT NULL AND b.content_snapshot IS NOT NULL
+       AND NOT pg_visible_in_snapshot(r.views_rolled_back_xid::xid8, b.content_snapshot::pg_snapshot)`.execute(tx)
+  return rows.rows
+}
+
 /** Records that the delivery's views were rolled back; false when they already were. */
 export async function markViewsRolledBack(tx: Executor, deliveryId: string, now: Date): Promise<boolean> {
   const row = await tx
     .updateTable('file_deliveries')
-    .set({ views_rolled_back_at: now, updated_at: now })
+    .set({ views_rolled_back_at: now, views_rolled_back_xid: sql<string>`pg_current_xact_id()::text`, updated_at: now })
     .where('id', '=', deliveryId)
     .where('views_rolled_back_at', 'is', null)
     .returning('id')

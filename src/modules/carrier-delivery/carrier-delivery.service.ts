@@ -9,10 +9,10 @@ import { CarrierConnectionError, CarrierConnections } from './carrier-connection
 import { BUILD_FILE_JOB, DELIVERY_SENT_JOB, scheduleTransactionDelivery } from './carrier-delivery.jobs.js'
 import * as repo from './carrier-delivery.repo.js'
 import type { CarrierSettings } from './carrier-settings.js'
-import { dropStagedViews, takeViews } from './carrier-views.repo.js'
-import { fileDeliveryAlreadyResent, fileDeliveryCarrierUnreachable, fileDeliveryNotFound, fileDeliveryNotRejected } from './file-deliveries.errors.js'
+import { dropStagedViews, hasPriors, takeViews } from './carrier-views.repo.js'
+import { fileDeliveryAlreadyResent, fileDeliveryCarrierUnreachable, fileDeliveryNotFound, fileDeliveryNotRejected, fileDeliveryOnItsWay } from './file-deliveries.errors.js'
 import { fileChunks, readFileContent } from './file-deliveries.repo.js'
-import { followVerdict } from './rejected-deliveries.js'
+import { followVerdict, undoStaleBuild } from './rejected-deliveries.js'
 import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import { buildFileDelivery } from './file-builder.js'
 import { messageOf } from './transports/file-transport.js'
@@ -189,9 +189,12 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
       await db.transaction().execute(async (tx) => {
         const delivery = await repo.lockDelivery(tx, deliveryId)
         if (!delivery || delivery.status !== 'sent') return
+        // A rejection of another file of the period rolls views back under the same lock.
+        await repo.lockCarrierViews(tx, delivery.coverage_period_id)
         const now = new Date()
         const submittedAt = delivery.sent_at ?? now
         await takeViews(tx, delivery)
+        await undoStaleBuild(tx, delivery)
         if (delivery.kind === 'full') await repo.insertInstallationTransactions(tx, delivery, submittedAt, now)
         else await repo.markTransactionsSubmitted(tx, delivery.id, submittedAt, now)
         // Changes held back while this file was on its way (and what a full file could not say) go now.
@@ -208,9 +211,11 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
      * once: a change file's transactions are written again as pending and go in the next change
      * file, which tells each family the difference between what the carrier holds (the views
      * rolled back on the rejection) and what is true now, named by the same events; a full file
-     * is built again whole. Answers the transactions queued again (0 for a full file).
+     * is built again whole, and so is the period's roster when a change file could not be rolled
+     * back (its earlier views gone). Answers the transactions queued again and whether a full file
+     * was opened.
      */
-    async resend(deliveryId: string): Promise<number> {
+    async resend(deliveryId: string): Promise<{ transactionsQueued: number; fullFile: boolean }> {
       return db.transaction().execute(async (tx) => {
         const delivery = await repo.lockDelivery(tx, deliveryId)
         if (!delivery) throw fileDeliveryNotFound()
@@ -218,17 +223,23 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
         if (delivery.resent_at !== null) throw fileDeliveryAlreadyResent(delivery.resent_at)
         const carrier = carriers.find(delivery.carrier_name)
         if (!carrier || carrier.distribution_format === 'manual') throw fileDeliveryCarrierUnreachable(delivery.carrier_name)
+        await repo.lockCarrierViews(tx, delivery.coverage_period_id)
         const now = new Date()
-        await repo.markResent(tx, delivery.id, now)
-        if (delivery.kind === 'full') {
+        // A change file whose earlier views are gone was not rolled back: only a full file tells
+        // the carrier everything again.
+        if (delivery.kind === 'full' || !(await hasPriors(tx, delivery.id))) {
+          // A full file replaces what the carrier holds: it must not cross a change file on its way.
+          if (await repo.deliveryOnItsWay(tx, delivery.coverage_period_id)) throw fileDeliveryOnItsWay()
+          await repo.markResent(tx, delivery.id, now)
           const target = { id: delivery.coverage_period_id, account_id: delivery.account_id, group_id: delivery.group_id, carrier_name: delivery.carrier_name }
           await openDelivery(tx, target, 'full', carrier.distribution_format, now)
-          return 0
+          return { transactionsQueued: 0, fullFile: true }
         }
+        await repo.markResent(tx, delivery.id, now)
         const queued = await repo.copyRejectedTransactions(tx, delivery.id, now)
         await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
         await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
-        return queued
+        return { transactionsQueued: queued, fullFile: false }
       })
     },
 

@@ -82,51 +82,90 @@ export async function takeViews(tx: Executor, delivery: { id: string; kind: 'ful
  * The carrier rejected the delivery: every member it told is back to what the carrier held
  * before it, even where a later file told the member more since (that file spoke of a state the
  * carrier never took: telling the member again is safe, leaving the view ahead is not). Where what
- * it held before came from a file rejected too, that file's own prior is taken, and so on; a
- * rejected full file (the first file of its coverage period, so no priors) leaves nothing. Answers
- * the families whose views moved.
+ * it held before came from a file rejected too, that file's own prior is taken, and so on (see
+ * stepBack). A rejected full file (the first file of its coverage period, so no priors) leaves
+ * nothing of what it told. Answers false when a change file kept no priors (sent before migration
+ * 0027, or purged a month after it was sent): nothing could be put back.
  */
-export async function rollBackViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<string[]> {
+export async function rollBackViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<boolean> {
   const period = delivery.coverage_period_id
-  const touched = new Set<string>()
-  const stepped = new Set<string>()
-  let from = [delivery.id]
-  while (from.length > 0) {
-    // The first round restores every member the rejected file told; later ones only members whose
-    // view a rejected file still holds.
-    const restored = await restorePriors(tx, period, from, stepped.size > 0)
-    for (const id of from) stepped.add(id)
-    for (const subscriberId of restored) touched.add(subscriberId)
-    const forgotten = await sql<{ subscriber_id: string }>`
-      DELETE FROM carrier_views v USING file_deliveries d
-       WHERE d.id = v.file_delivery_id AND d.kind = 'full' AND d.acknowledgement_status = 'rejected' AND v.coverage_period_id = ${period}
-         AND (d.id = ${delivery.id} OR v.subscriber_id = ANY(${[...touched]}::uuid[]))
-      RETURNING v.subscriber_id`.execute(tx)
-    for (const row of forgotten.rows) touched.add(row.subscriber_id)
-    const stillRejected = await sql<{ file_delivery_id: string }>`
-      SELECT DISTINCT v.file_delivery_id FROM carrier_views v JOIN file_deliveries d ON d.id = v.file_delivery_id
-       WHERE v.coverage_period_id = ${period} AND v.subscriber_id = ANY(${[...touched]}::uuid[]) AND d.acknowledgement_status = 'rejected'`.execute(tx)
-    // Each file is stepped back once (files told before the priors were kept have none): it ends.
-    from = stillRejected.rows.map((row) => row.file_delivery_id).filter((id) => !stepped.has(id))
-  }
-  return [...touched]
+  if (delivery.kind === 'change' && !(await hasPriors(tx, delivery.id))) return false
+  const touched =
+    delivery.kind === 'full' ? await forgetViewsOf(tx, period, delivery.id) : await restorePriors(tx, period, [delivery.id], { kind: 'every member told' })
+  await stepBack(tx, period, new Set(touched), new Set([delivery.id]))
+  return true
 }
 
 /**
- * Puts back the priors the given change files kept (none for a full file), for every member they
- * told or, `onlyWhereOwned`, for the members whose view one of them still holds. Answers the
- * families concerned.
+ * A delivery whose build could not see these rejected files' rollbacks (rollbacksUnseenByBuild)
+ * told their members from views the carrier never took, and its settle just took its views over
+ * the rollback: those members go back to what the carrier held before the rejected files (a
+ * rejected full file: to nothing), so the next file tells them again.
  */
-async function restorePriors(tx: Executor, period: string, deliveryIds: readonly string[], onlyWhereOwned: boolean): Promise<string[]> {
-  const owned = onlyWhereOwned
-    ? sql`EXISTS (SELECT 1 FROM carrier_views o WHERE o.coverage_period_id = ${period} AND o.member_id = p.member_id AND o.file_delivery_id = p.file_delivery_id)`
+export async function rollBackOverStaleBuild(
+  tx: Executor,
+  delivery: { id: string; coverage_period_id: string },
+  rejected: readonly { id: string; kind: 'full' | 'change' }[],
+): Promise<void> {
+  const period = delivery.coverage_period_id
+  const touched = new Set<string>()
+  const changes = rejected.filter((r) => r.kind === 'change').map((r) => r.id)
+  if (changes.length > 0) for (const id of await restorePriors(tx, period, changes, { kind: 'owned by', deliveryId: delivery.id })) touched.add(id)
+  if (rejected.some((r) => r.kind === 'full')) for (const id of await forgetViewsOf(tx, period, delivery.id)) touched.add(id)
+  await stepBack(tx, period, touched, new Set(rejected.map((r) => r.id)))
+}
+
+/**
+ * While a view of these families is held by a rolled-back file not stepped back yet, that file's
+ * priors are put back for the members whose view it holds (a rejected full file's views are
+ * forgotten). Each file is stepped back once, and priors always name an earlier file: it ends.
+ */
+async function stepBack(tx: Executor, period: string, touched: Set<string>, stepped: Set<string>): Promise<void> {
+  for (;;) {
+    if (touched.size === 0) return
+    const owners = await sql<{ id: string; kind: 'full' | 'change' }>`
+      SELECT DISTINCT d.id, d.kind FROM carrier_views v JOIN file_deliveries d ON d.id = v.file_delivery_id
+       WHERE v.coverage_period_id = ${period} AND v.subscriber_id = ANY(${[...touched]}::uuid[]) AND d.views_rolled_back_at IS NOT NULL`.execute(tx)
+    const next = owners.rows.filter((owner) => !stepped.has(owner.id))
+    if (next.length === 0) return
+    for (const owner of next) stepped.add(owner.id)
+    const changes = next.filter((owner) => owner.kind === 'change').map((owner) => owner.id)
+    if (changes.length > 0) for (const id of await restorePriors(tx, period, changes, { kind: 'owned' })) touched.add(id)
+    for (const owner of next.filter((o) => o.kind === 'full')) for (const id of await forgetViewsOf(tx, period, owner.id)) touched.add(id)
+  }
+}
+
+/** Forgets the views a file holds (a rejected full file's); answers their families. */
+async function forgetViewsOf(tx: Executor, period: string, deliveryId: string): Promise<string[]> {
+  const forgotten = await sql<{ subscriber_id: string }>`
+    DELETE FROM carrier_views WHERE coverage_period_id = ${period} AND file_delivery_id = ${deliveryId} RETURNING subscriber_id`.execute(tx)
+  return [...new Set(forgotten.rows.map((row) => row.subscriber_id))]
+}
+
+/** Whether the change file kept its members' views from before it (see rollBackViews). */
+export async function hasPriors(tx: Executor, deliveryId: string): Promise<boolean> {
+  const row = await tx.selectFrom('carrier_view_priors').select('member_id').where('file_delivery_id', '=', deliveryId).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * Which members' priors are put back: every member the file told (its rejection), those whose
+ * view one of the files still holds (stepping back), or those whose view a later file took over
+ * the rollback (rollBackOverStaleBuild).
+ */
+type PriorsFor = { kind: 'every member told' } | { kind: 'owned' } | { kind: 'owned by'; deliveryId: string }
+
+/** Puts back the priors the given change files kept, for the members `which` says. Answers the families concerned. */
+async function restorePriors(tx: Executor, period: string, deliveryIds: readonly string[], which: PriorsFor): Promise<string[]> {
+  const owner = which.kind === 'owned' ? sql`p.file_delivery_id` : which.kind === 'owned by' ? sql`${which.deliveryId}::uuid` : null
+  const held = owner
+    ? sql`EXISTS (SELECT 1 FROM carrier_views o WHERE o.coverage_period_id = ${period} AND o.member_id = p.member_id AND o.file_delivery_id = ${owner})`
     : sql`TRUE`
-  // One prior per member: a view is held by one file, so only one of the files' priors matches it
-  // (onlyWhereOwned); a single file's priors are unique by member anyway.
+  // One prior per member, the earliest file's: what the carrier held before all of them.
   const priors = sql`
-    SELECT DISTINCT ON (p.member_id) p.* FROM carrier_view_priors p
-     WHERE p.file_delivery_id = ANY(${[...deliveryIds]}::uuid[]) AND ${owned}
-     ORDER BY p.member_id`
+    SELECT DISTINCT ON (p.member_id) p.* FROM carrier_view_priors p JOIN file_deliveries d ON d.id = p.file_delivery_id
+     WHERE p.file_delivery_id = ANY(${[...deliveryIds]}::uuid[]) AND ${held}
+     ORDER BY p.member_id, d.sent_at, d.id`
   const forgotten = await sql<{ subscriber_id: string }>`
     DELETE FROM carrier_views v USING (${priors}) p
      WHERE v.coverage_period_id = ${period} AND v.member_id = p.member_id AND p.records IS NULL
@@ -142,16 +181,13 @@ async function restorePriors(tx: Executor, period: string, deliveryIds: readonly
   return [...new Set([...forgotten.rows, ...restored.rows].map((row) => row.subscriber_id))]
 }
 
-/** The carrier accepted the delivery: what the views were before it is no longer needed. */
-export async function forgetPriors(tx: Executor, deliveryId: string): Promise<void> {
-  await tx.deleteFrom('carrier_view_priors').where('file_delivery_id', '=', deliveryId).execute()
-}
-
 /**
- * Forgets the priors of files sent before `sentBefore` that the carrier never rejected: a carrier
- * that sends no 999 would otherwise keep a row per member of every change file for good. A 999
- * rejecting such an old file still rolls back what has priors (its members then keep the file's
- * view). Rejected files keep theirs: a later rejected file may step back through them.
+ * Forgets the priors of files sent before `sentBefore` that the carrier never rejected. They are
+ * kept that long whatever the carrier answered (a rejecting 999 may follow an accepting one, and
+ * the latest wins), but not for good: a carrier that sends no 999 would otherwise keep a row per
+ * member of every change file. A file rejected after that cannot be rolled back (rollBackViews
+ * answers false: its resend sends a full file). Rejected files keep theirs: a later rejected file
+ * may step back through them.
  */
 export async function purgeUnansweredPriors(db: Executor, sentBefore: Date): Promise<void> {
   await sql`

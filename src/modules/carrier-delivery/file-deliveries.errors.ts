@@ -1,6 +1,6 @@
 import { DomainError } from '../../lib/domain-error.js'
 
-export type FileDeliveryErrorCode = 'file_delivery_not_found' | 'file_content_not_ready' | 'file_delivery_not_rejected' | 'file_delivery_already_resent' | 'file_delivery_carrier_unreachable'
+export type FileDeliveryErrorCode = 'file_delivery_not_found' | 'file_content_not_ready' | 'file_delivery_not_rejected' | 'file_delivery_already_resent' | 'file_delivery_carrier_unreachable' | 'file_delivery_on_its_way'
 
 export const fileDeliveryNotFound = () =>
   new DomainError<FileDeliveryErrorCode>('file_delivery_not_found', 'No file delivery has this id in your account.')
@@ -31,4 +31,10 @@ export const fileDeliveryCarrierUnreachable = (carrierName: string) =>
   new DomainError<FileDeliveryErrorCode>(
     'file_delivery_carrier_unreachable',
     `Carrier ${carrierName} is no longer configured, or takes its changes by hand (distribution_format manual): nothing can be sent to it.`,
+  )
+
+export const fileDeliveryOnItsWay = () =>
+  new DomainError<FileDeliveryErrorCode>(
+    'file_delivery_on_its_way',
+    "A file of this coverage period is being built or sent: a full file sent again now could cross it. Try again once the coverage period's latest file delivery is sent.",
   )

@@ -138,22 +138,25 @@ export function fileDeliveriesRoutes(app: App, db: Db, ssn: SsnProtection, servi
           "A rejection already takes back what the file told the carrier, so each family's next change file tells it again; this sends all of it " +
           "now, once the cause is fixed: a change file's transactions are queued again as pending and go in the next change file, which says " +
           "what the carrier lacks as of now (named by the same life events); a full file is built again whole, as a new delivery. Once per " +
-          'delivery (its resent_at). 409 `file_delivery_not_rejected` for any other delivery (or while the rejection is still being applied), ' +
-          '409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand.',
+          'delivery (its resent_at). A change file sent before the service kept what the carrier held before it (or over a month before its rejection) ' +
+          "could not be rolled back: the coverage period's full file is sent instead (`full_file` true). A coverage period already expired is resent too: " +
+          'what was decided for its plan year still has to reach the carrier. 409 `file_delivery_not_rejected` for any other delivery (or while the rejection ' +
+          'is still being applied), 409 `file_delivery_already_resent`, 409 `file_delivery_carrier_unreachable` when the carrier is gone or takes changes by hand, ' +
+          '409 `file_delivery_on_its_way` when a full file would cross a file of the period still being built or sent.',
         tags: ['Operator', ...tags],
         params: IdParams,
         response: {
           202: ResendResponse,
-          ...problemResponses('forbidden', 'file_delivery_not_found', 'file_delivery_not_rejected', 'file_delivery_already_resent', 'file_delivery_carrier_unreachable'),
+          ...problemResponses('forbidden', 'file_delivery_not_found', 'file_delivery_not_rejected', 'file_delivery_already_resent', 'file_delivery_carrier_unreachable', 'file_delivery_on_its_way'),
         },
       },
     },
     async (request, reply) => {
       const scope = accountScopeOf(requireActor(request))
       if (!(await repo.findFileDelivery(db, scope, request.params.id))) throw fileDeliveryNotFound()
-      const queued = await service.resend(request.params.id)
+      const resent = await service.resend(request.params.id)
       const delivery = await repo.findFileDelivery(db, scope, request.params.id)
-      return reply.code(202).send({ file_delivery: delivery!, transactions_queued: queued })
+      return reply.code(202).send({ file_delivery: delivery!, transactions_queued: resent.transactionsQueued, full_file: resent.fullFile })
     },
   )
 

@@ -145,8 +145,12 @@ export const ResendResponse = Type.Object(
     file_delivery: FileDeliverySchema,
     transactions_queued: Type.Integer({
       description:
-        "A change file's transactions written again as pending: they go in the coverage period's next change file. 0 for a full file, which is built again whole as a new delivery.",
+        "A change file's transactions written again as pending: they go in the coverage period's next change file. 0 when a full file is sent instead.",
+    }),
+    full_file: Type.Boolean({
+      description:
+        "True when the coverage period's full file is built again whole as a new delivery: for a rejected full file, and for a change file that could not be rolled back (sent before the service kept what the carrier held before it, or rejected over a month after it was sent).",
     }),
   },
-  { description: 'The rejected delivery, its resent_at set, and what was queued to go again', examples: [{ file_delivery: { ...deliveryExample, acknowledgement_status: 'rejected', resent_at: '2026-11-22T11:02:00.000Z' }, transactions_queued: 3 }] },
+  { description: 'The rejected delivery, its resent_at set, and what was queued to go again', examples: [{ file_delivery: { ...deliveryExample, acknowledgement_status: 'rejected', resent_at: '2026-11-22T11:02:00.000Z' }, transactions_queued: 3, full_file: false }] },
 )

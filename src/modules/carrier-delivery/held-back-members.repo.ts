@@ -110,16 +110,16 @@ export async function insertHeldBackInstallations(
   return rows
 }
 
+/** Whether the transaction's delivery was rejected by the carrier (its views rolled back, rejected-deliveries.ts). */
+const rejectedDelivery = (alias: 't' | 'c') =>
+  sql<boolean>`EXISTS (SELECT 1 FROM file_deliveries d WHERE d.id = ${sql.ref(`${alias}.file_delivery_id`)} AND d.views_rolled_back_at IS NOT NULL)`
+
 /**
  * The life events of the families' transactions that never reached the carrier through other
  * deliveries: held back (in `errors`, never submitted) or carried in a file the carrier rejected
  * (in `errors`, their delivery's views rolled back), with no transaction the carrier took after
  * them; oldest first.
  */
-/** Whether the transaction's delivery was rejected by the carrier (its views rolled back, rejected-deliveries.ts). */
-const rejectedDelivery = (alias: 't' | 'c') =>
-  sql<boolean>`EXISTS (SELECT 1 FROM file_deliveries d WHERE d.id = ${sql.ref(`${alias}.file_delivery_id`)} AND d.views_rolled_back_at IS NOT NULL)`
-
 export async function heldBackEventRows(
   tx: Executor,
   coveragePeriodId: string,

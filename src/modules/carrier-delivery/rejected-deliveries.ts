@@ -1,7 +1,7 @@
 import type { AcknowledgementStatus, Executor } from '../../db/schema.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
 import * as repo from './carrier-delivery.repo.js'
-import { forgetPriors, hasStagedViews, rollBackViews } from './carrier-views.repo.js'
+import { hasStagedViews, rollBackOverStaleBuild, rollBackViews } from './carrier-views.repo.js'
 
 /**
  * What follows a carrier's verdict on an 834 (api-contract.md section 10, "Acknowledgements";
@@ -23,10 +23,12 @@ export interface JudgedDelivery {
  * before (carrier-views.repo.ts, rollBackViews), its transactions end in `errors` and the
  * families' statuses follow. A delivery not settled yet (its views still staged) is undone by its
  * settle, which takes the views first and then comes here. Called in the transaction that
- * recorded the rejection; a second call changes nothing.
+ * recorded the rejection; a second call changes nothing. A change file whose priors are gone (sent
+ * before they were kept, or a month ago) cannot be rolled back: its resend sends a full file.
  */
 export async function undoRejectedDelivery(tx: Executor, delivery: JudgedDelivery, now: Date): Promise<void> {
   if (await hasStagedViews(tx, delivery.id)) return
+  await repo.lockCarrierViews(tx, delivery.coverage_period_id)
   // Once only: later files may have built on the rolled-back views since.
   if (!(await repo.markViewsRolledBack(tx, delivery.id, now))) return
   // Families whose view also moved back because a later file built on this one need nothing
@@ -38,11 +40,23 @@ export async function undoRejectedDelivery(tx: Executor, delivery: JudgedDeliver
 
 /**
  * What the carrier's verdict on a delivery changes here, in the transaction that recorded it (the
- * acknowledgements module's receiver) or in the delivery's settle when the verdict came first:
- * a rejection is undone; an acceptance (with or without errors) lets the views stand, so what
- * they were before is forgotten. Other verdicts (awaited, overdue) change nothing.
+ * acknowledgements module's receiver) or in the delivery's settle when the verdict came first: a
+ * rejection is undone. An acceptance changes nothing: the views stand, and their priors are kept
+ * a month all the same (a rejecting 999 may still follow, and the latest answer wins).
  */
 export async function followVerdict(tx: Executor, delivery: JudgedDelivery, status: AcknowledgementStatus | null, now: Date): Promise<void> {
   if (status === 'rejected') await undoRejectedDelivery(tx, delivery, now)
-  else if (status === 'accepted' || status === 'accepted_with_errors') await forgetPriors(tx, delivery.id)
+}
+
+/**
+ * In a change delivery's settle, right after its views are taken (the caller holds the carrier
+ * views' lock): files rolled back by a rejection its build could not see had told it their
+ * members' views, so what it told them is a difference to a state the carrier never took; those
+ * members go back to what the carrier held before the rejected files, and the next file tells them
+ * again.
+ */
+export async function undoStaleBuild(tx: Executor, delivery: JudgedDelivery): Promise<void> {
+  if (delivery.kind !== 'change') return
+  const unseen = await repo.rollbacksUnseenByBuild(tx, delivery)
+  if (unseen.length > 0) await rollBackOverStaleBuild(tx, delivery, unseen)
 }
