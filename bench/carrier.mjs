@@ -395,9 +395,28 @@ async function main() {
     const reconciliation = await measureCensus(DATABASE_URL, service, ids, accounts.operatorKey, census)
     console.log(`  answered ${reconciliation.status} in ${reconciliation.seconds.toFixed(2)} s; ${reconciliation.matchedExpected}/${reconciliation.expectedErrors} expected errors found, ${reconciliation.unexpectedCount} unexpected; server RSS ${reconciliation.rssBeforeMb} -> peak ${reconciliation.rssPeakMb} MB`)
 
+    if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)
+    await stopChild(service.child)
+    if (!env.BENCH_KEEP_LOGS) rmSync(service.logFile, { force: true }) // kept when the run breaks
+    census.json = null
+
+    // Part 3 (issue 13): the carrier installs the group, 5% of the families change, and the one
+    // change file that carries every change is built. A fresh instance whose member changes wait
+    // an hour before they are gathered, so that all of them travel in one file whatever the
+    // posting takes; the bench then makes that gathering due itself.
+    const changes = await changeFilePart({ ids, accounts, workOrderId, outboundDir, plan, fullFilePath: file.path })
+
+    // Target 5 last, on a service of its own: its 999 rejects the full file, and a rejected file is
+    // taken back (its views rolled back, docs/decisions.md "A rejected file is taken back"), which
+    // the change file above must not be built on.
+    const ackService = await startService('info', {
+      label: 'carrier-acks',
+      nodeOptions: env.BENCH_SERVICE_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [],
+      extraEnv: serviceEnv(DATABASE_URL, outboundDir),
+    })
     console.log(`Target 5: the full 834 acknowledged (TA1 and 999 generated as sandbox_edi does, then ingested), and a 999 rejecting ${ACK_TARGETS.rejectedLoops.toLocaleString('en')} member loops ...`)
     const acks = await measureAcknowledgements({
-      service,
+      service: ackService,
       operatorKey: accounts.operatorKey,
       deliveryId: file.deliveryId,
       filePath: file.path,
@@ -409,16 +428,9 @@ async function main() {
       `  generated in ${acks.generationSeconds.toFixed(2)} s, ingested in ${(acks.ingestion.ta1Seconds + acks.ingestion.ack999Seconds).toFixed(2)} s; ` +
         `${acks.rejection.loops} loops rejected: ${acks.rejection.errors.count} errors in ${acks.rejection.seconds.toFixed(2)} s`,
     )
-    if (!isRunning(service.child)) throw new Error(`The service died during the run; see ${service.logFile}`)
-    await stopChild(service.child)
-    if (!env.BENCH_KEEP_LOGS) rmSync(service.logFile, { force: true }) // kept when the run breaks
-    census.json = null
-
-    // Part 3 (issue 13): the carrier installs the group, 5% of the families change, and the one
-    // change file that carries every change is built. A fresh instance whose member changes wait
-    // an hour before they are gathered, so that all of them travel in one file whatever the
-    // posting takes; the bench then makes that gathering due itself.
-    const changes = await changeFilePart({ ids, accounts, workOrderId, outboundDir, plan, fullFilePath: file.path })
+    if (!isRunning(ackService.child)) throw new Error(`The service died while the acknowledgements were ingested; see ${ackService.logFile}`)
+    await stopChild(ackService.child)
+    if (!env.BENCH_KEEP_LOGS) rmSync(ackService.logFile, { force: true })
 
     const host = machineDescription(postgres, loadBefore)
     const scaledDown = SUBSCRIBERS !== FULL_SIZE

@@ -136,6 +136,9 @@ describe('a change file the carrier rejects', () => {
     const posted = await call(t.app, operator, 'POST', `/file_deliveries/${rejected.delivery.id}/acknowledgements`, ack999, { 'content-type': 'application/edi-x12' })
     expect(posted.statusCode, posted.body).toBe(201)
     expect(await deliveryOf(rejected.delivery.id)).toMatchObject({ acknowledgement_status: 'rejected' })
+    // Taken back by a job of its own: until it has run, the resend waits.
+    expectProblem(await resend(operator, rejected.delivery.id), 409, 'file_delivery_not_rejected')
+    await settle(workers)
     expect(await s.carrier.familyStatus(s.ids.subscriber!)).toBe('errors')
     // The test's carrier gives the file back too (the TA1 it posts changes nothing more: once only).
     await s.carrier.reject(rejected.delivery.id)

@@ -409,7 +409,8 @@ export class CarrierFiles {
 
   /**
    * The carrier rejects a file it was sent: the operator posts the carrier's TA1 rejecting the
-   * interchange (note 024, invalid interchange content), and the roster gives back what the file
+   * interchange (note 024, invalid interchange content), the workers run (the rollback is a job),
+   * and the roster gives back what the file
    * told (rebuilt from the other files, in order). `rebuild: false` leaves the roster for a later
    * reject to rebuild (a later file that built on this one cannot apply without it). Answers the
    * acknowledgement post's response.
@@ -423,6 +424,8 @@ export class CarrierFiles {
       `TA1*${isa13}*261125*1738*R*024~` +
       'IEA*0*700000001~'
     const res = await call(this.t.app, this.operator, 'POST', `/file_deliveries/${deliveryId}/acknowledgements`, ta1, { 'content-type': 'application/edi-x12' })
+    // The rollback is a job of its own (carrier.undo_rejected_delivery).
+    await settle(this.workers)
     this.rejected.add(deliveryId)
     if (options.rebuild === false) return res
     this.roster = new Edi834Roster()

@@ -199,8 +199,8 @@ async function applyToDelivery(tx: Transaction<Database>, delivery: FileDelivery
   )
   if (status !== delivery.acknowledgement_status) {
     await repo.setAcknowledgementStatus(tx, delivery.id, status, now)
-    // A rejection gives back what the carrier's view took of the file; an acceptance lets it stand.
-    await followVerdict(tx, delivery, status, now)
+    // A rejection gives back what the carrier's view took of the file (a job of its own).
+    await followVerdict(tx, delivery, status)
   }
   // Only an overdue delivery has an overdue error: the others spare the lookup.
   if (delivery.acknowledgement_status === 'overdue') await resolveOverdueError(tx, delivery, status, now)

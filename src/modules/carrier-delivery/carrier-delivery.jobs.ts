@@ -36,6 +36,17 @@ export const DELIVERY_SENT_JOB = defineJobSpec({
   maxAttempts: 10,
 })
 
+/**
+ * Take back what a file the carrier rejected told it (rejected-deliveries.ts): its own job, queued
+ * by the acknowledgement that rejected it, because a full file's rollback rewrites every family of
+ * the group and need not hold the acknowledgement's answer back.
+ */
+export const UNDO_REJECTED_DELIVERY_JOB = defineJobSpec({
+  name: 'carrier.undo_rejected_delivery',
+  payload: Type.Object({ file_delivery_id: Type.String() }, { additionalProperties: false }),
+  maxAttempts: 10,
+})
+
 /** Gather a coverage period's pending member transactions into one change delivery. */
 export const DELIVER_TRANSACTIONS_JOB = defineJobSpec({
   name: 'carrier.deliver_transactions',
@@ -81,6 +92,10 @@ export function createCarrierDeliveryJobs(service: CarrierDeliveryService): JobD
     defineJob({
       ...DELIVERY_SENT_JOB,
       handle: async (payload) => service.settle(payload.file_delivery_id),
+    }),
+    defineJob({
+      ...UNDO_REJECTED_DELIVERY_JOB,
+      handle: async (payload) => service.undoRejected(payload.file_delivery_id),
     }),
     defineJob({
       ...DELIVER_TRANSACTIONS_JOB,

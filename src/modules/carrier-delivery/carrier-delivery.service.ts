@@ -12,7 +12,7 @@ import type { CarrierSettings } from './carrier-settings.js'
 import { dropStagedViews, hasPriors, takeViews } from './carrier-views.repo.js'
 import { fileDeliveryAlreadyResent, fileDeliveryCarrierUnreachable, fileDeliveryNotFound, fileDeliveryNotRejected, fileDeliveryOnItsWay } from './file-deliveries.errors.js'
 import { fileChunks, readFileContent } from './file-deliveries.repo.js'
-import { followVerdict, undoStaleBuild } from './rejected-deliveries.js'
+import { undoRejectedDelivery, undoStaleBuild } from './rejected-deliveries.js'
 import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import { buildFileDelivery } from './file-builder.js'
 import { messageOf } from './transports/file-transport.js'
@@ -200,9 +200,22 @@ export function createCarrierDeliveryService(deps: CarrierDeliveryDeps) {
         // Changes held back while this file was on its way (and what a full file could not say) go now.
         await scheduleTransactionDelivery(tx, delivery.coverage_period_id, now, 0)
         await refreshFamilyStatuses(tx, { fileDeliveryId: delivery.id }, now)
-        // A TA1 or 999 matched before this settle: its verdict applies now the views are taken.
-        await followVerdict(tx, delivery, delivery.acknowledgement_status, now)
+        // A TA1 or 999 rejecting it matched before this settle: it is undone now the views are taken.
+        if (delivery.acknowledgement_status === 'rejected') await undoRejectedDelivery(tx, delivery, now)
         await deps.onSent?.(tx, delivery, now)
+      })
+    },
+
+    /**
+     * Takes back what a delivery the carrier rejected told it (UNDO_REJECTED_DELIVERY_JOB, queued
+     * by the acknowledgement): rejected-deliveries.ts. Nothing if a later answer no longer rejects
+     * it, or if it is not settled yet (its settle does it).
+     */
+    async undoRejected(deliveryId: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const delivery = await repo.lockDelivery(tx, deliveryId)
+        if (!delivery || delivery.acknowledgement_status !== 'rejected') return
+        await undoRejectedDelivery(tx, delivery, new Date())
       })
     },
 

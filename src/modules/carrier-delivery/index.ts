@@ -21,7 +21,7 @@ import { createCarrierDeliveryService, type CarrierDeliveryDeps, type CarrierDel
 import { fileChunks } from './file-deliveries.repo.js'
 import { fileDeliveriesRoutes } from './file-deliveries.routes.js'
 
-export { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SEND_FILE_JOB, scheduleTransactionDelivery } from './carrier-delivery.jobs.js'
+export { BUILD_FILE_JOB, DELIVER_TRANSACTIONS_JOB, DELIVERY_SENT_JOB, SEND_FILE_JOB, UNDO_REJECTED_DELIVERY_JOB, scheduleTransactionDelivery } from './carrier-delivery.jobs.js'
 export { createCarrierDeliveryService, type CarrierDeliveryDeps, type CarrierDeliveryService, type DeliverySentHook } from './carrier-delivery.service.js'
 export type { FileDeliveryRow } from './carrier-delivery.repo.js'
 export { DEFAULT_CARRIER_SETTINGS, type CarrierSettings } from './carrier-settings.js'

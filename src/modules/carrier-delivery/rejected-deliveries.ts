@@ -1,5 +1,7 @@
 import type { AcknowledgementStatus, Executor } from '../../db/schema.js'
 import { refreshFamilyStatuses } from '../member-management/family-status.js'
+import { enqueueJob } from '../../jobs/outbox.js'
+import { UNDO_REJECTED_DELIVERY_JOB } from './carrier-delivery.jobs.js'
 import * as repo from './carrier-delivery.repo.js'
 import { hasStagedViews, rollBackOverStaleBuild, rollBackViews } from './carrier-views.repo.js'
 
@@ -22,8 +24,7 @@ export interface JudgedDelivery {
  * The carrier rejected the delivery: the members it told are back to what the carrier held
  * before (carrier-views.repo.ts, rollBackViews), its transactions end in `errors` and the
  * families' statuses follow. A delivery not settled yet (its views still staged) is undone by its
- * settle, which takes the views first and then comes here. Called in the transaction that
- * recorded the rejection; a second call changes nothing. A change file whose priors are gone (sent
+ * settle, which takes the views first and then comes here. A second call changes nothing. A change file whose priors are gone (sent
  * before they were kept, or a month ago) cannot be rolled back: its resend sends a full file.
  */
 export async function undoRejectedDelivery(tx: Executor, delivery: JudgedDelivery, now: Date): Promise<void> {
@@ -40,12 +41,14 @@ export async function undoRejectedDelivery(tx: Executor, delivery: JudgedDeliver
 
 /**
  * What the carrier's verdict on a delivery changes here, in the transaction that recorded it (the
- * acknowledgements module's receiver) or in the delivery's settle when the verdict came first: a
- * rejection is undone. An acceptance changes nothing: the views stand, and their priors are kept
- * a month all the same (a rejecting 999 may still follow, and the latest answer wins).
+ * acknowledgements module's receiver): a rejection is undone by a job of its own (a full file's
+ * rollback rewrites every family of the group); until it has run, the resend answers that the
+ * rejection is still being applied. An acceptance changes nothing: the views stand, and their
+ * priors are kept a month all the same (a rejecting 999 may still follow, and the latest answer
+ * wins). A verdict matched before the delivery settled is followed by the settle itself.
  */
-export async function followVerdict(tx: Executor, delivery: JudgedDelivery, status: AcknowledgementStatus | null, now: Date): Promise<void> {
-  if (status === 'rejected') await undoRejectedDelivery(tx, delivery, now)
+export async function followVerdict(tx: Executor, delivery: JudgedDelivery, status: AcknowledgementStatus | null): Promise<void> {
+  if (status === 'rejected') await enqueueJob(tx, UNDO_REJECTED_DELIVERY_JOB, { file_delivery_id: delivery.id })
 }
 
 /**
