@@ -29,14 +29,18 @@ afterAll(async () => bed?.close())
 
 const scenario = (spec: GroupSpec = { families: [{}] }) => openScenario(t, workers, operator, spec)
 
-/** The divorce of family 0 (the spouse's coverage ends 2027-03-31); answers its change file. */
+/** Family 0's divorce: the spouse's coverage ends 2027-03-31. */
+const postDivorce = (s: Scenario) =>
+  s.event(s.ids.subscriber!, {
+      event: 'divorce',
+      date: '2027-03-15',
+      eligibility_start_date: '2027-04-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
+    })
+
+/** Family 0's divorce and its change file. */
 async function divorce(s: Scenario) {
-  await s.event(s.ids.subscriber!, {
-    event: 'divorce',
-    date: '2027-03-15',
-    eligibility_start_date: '2027-04-01',
-    plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
-  })
+  await postDivorce(s)
   const file = await s.changeFile()
   const deliveries = await s.carrier.deliveries()
   return { ...file, delivery: deliveries[deliveries.length - 1]! }
@@ -297,12 +301,7 @@ describe('a change file that cannot be rolled back', () => {
 describe('a rejection that comes before the file settles', () => {
   it('when the TA1 rejecting a change file is received before its views are taken, then its settle takes them and gives them back', async () => {
     const s = await scenario()
-    await s.event(s.ids.subscriber!, {
-      event: 'divorce',
-      date: '2027-03-15',
-      eligibility_start_date: '2027-04-01',
-      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
-    })
+    await postDivorce(s)
     // The change file sent but not settled, as when a carrier answers before the settle job's turn.
     await settleExceptViews()
     const held = await t.db.selectFrom('jobs').select(sql<string>`payload->>'file_delivery_id'`.as('id')).where('name', '=', 'carrier.delivery_sent').where('status', '=', 'pending').execute()

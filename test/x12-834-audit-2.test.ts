@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
-import { GOLD, hd, memberIdsOf, openScenario, type LoopShape } from './helpers/change-file-scenarios.js'
+import { GOLD, hd, memberIdsOf, openScenario, loopOf, loopsOf } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import type { Credential, TestApp } from './helpers/test-app.js'
@@ -27,12 +27,6 @@ afterAll(async () => bed?.close())
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 
-const loopsOf = (shapes: LoopShape[], member: string) => shapes.filter((l) => l.member === member)
-const loopOf = (shapes: LoopShape[], member: string) => {
-  const found = loopsOf(shapes, member)
-  expect(found.length, `one loop for ${member}: ${JSON.stringify(shapes)}`).toBe(1)
-  return found[0]!
-}
 const everyone = (ids: Record<string, string>) => Object.values(ids)
 
 describe('a termination and a re-hire of one employee', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
-import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, type LoopShape } from './helpers/change-file-scenarios.js'
+import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, loopOf } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
@@ -40,11 +40,6 @@ afterAll(async () => bed?.close())
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 
-const loopOf = (shapes: LoopShape[], member: string) => {
-  const found = shapes.filter((l) => l.member === member)
-  expect(found.length, `one loop for ${member}: ${JSON.stringify(shapes)}`).toBe(1)
-  return found[0]!
-}
 
 describe('several life events of one family in one change window', () => {
   // Notes, "Life events in the 834": Marriage: spouse `INS*N*01*021*32`; subscriber `INS*Y*18*001*32`, `DMG04 M`.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
-import { GOLD, hd, loop, memberIdsOf, openScenario, type LoopShape } from './helpers/change-file-scenarios.js'
+import { GOLD, hd, loop, memberIdsOf, openScenario, loopsOf } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import type { Credential, TestApp } from './helpers/test-app.js'
@@ -33,7 +33,6 @@ afterAll(async () => bed?.close())
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 
-const loopsOf = (shapes: LoopShape[], member: string) => shapes.filter((l) => l.member === member)
 const cov = (start: string, end: string | null, level: string, status = 'employer_sponsored') => ({ plan: 'gold', start, end, level, status })
 
 const SPOUSE_AND_TWO_CHILDREN: GroupSpec = {

@@ -46,6 +46,16 @@ export const shapeOf = (names: Map<string, string>) => (loop: MemberLoop): LoopS
   coverages: loop.coverages.map((c) => ({ hd: c.hd, dates: c.dates })),
 })
 
+/** The loops of a member in a change file's shapes (two when a file splits what one loop cannot say). */
+export const loopsOf = (shapes: readonly LoopShape[], member: string) => shapes.filter((l) => l.member === member)
+
+/** The one loop of a member in a change file's shapes (fails the test unless there is exactly one). */
+export function loopOf(shapes: readonly LoopShape[], member: string): LoopShape {
+  const found = loopsOf(shapes, member)
+  expect(found.length, `one loop for ${member}: ${JSON.stringify(shapes)}`).toBe(1)
+  return found[0]!
+}
+
 export const loop = (member: string, ins: string, dates: string[], ...coverages: { hd: string; dates: string[] }[]): LoopShape => ({ member, ins, dates: [...dates].sort(), coverages })
 export const hd = (segment: string, ...dates: string[]) => ({ hd: segment, dates: [...dates].sort() })
 
