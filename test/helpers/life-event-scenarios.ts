@@ -351,6 +351,11 @@ export class CarrierFiles {
     return { content, loops: memberLoops(content) }
   }
 
+  /** Names a plan created after the carrier was opened (a line added to the coverage period). */
+  knowPlan(planId: string, externalIdentifier: string): void {
+    this.planCodes.set(planId, externalIdentifier)
+  }
+
   /** The plan external identifier of a plan id (plans of this coverage period). */
   planCodeOf(planId: string): string {
     return this.planCodes.get(planId) ?? planId
