@@ -185,6 +185,37 @@ describe('a line added or ended while another stays in force', () => {
   })
 })
 
+describe('a member enrolled again after its coverage ended', () => {
+  // Notes: New enrollment (newly eligible): `INS*…*021*28`, `HD*021`, 348 start, "356 eligibility
+  // begin". "INS03 is … `001` (or `021` for a member the carrier has never been sent)": the child
+  // was sent (and told its eligibility end, 357), so its loop is `001*28`; its eligibility begins
+  // again and the carrier must be told so (356), or it holds the child ineligible since 2027-08-31.
+  // Coverage level change: the subscriber's `HD*001` ESP → FAM, 303.
+  it('when a child whose coverage ended (told) is newly eligible again, then the child is 001*28 with HD*021 348 and DTP*356 = the new eligibility start, and the subscriber 001*28 with HD*001 FAM', async () => {
+    const s = await scenario({ families: [{}] })
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-08-20',
+      eligibility_start_date: '2027-09-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-08-31' }]),
+    })
+    const ended = await s.changeFile()
+    expect(loopOf(ended.shapes, 'child').dates).toContain(dtp('357', '2027-08-31'))
+    await s.event(s.ids.subscriber!, {
+      event: 'newly_eligible',
+      date: '2027-10-20',
+      eligibility_start_date: '2027-11-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-11-01' }]),
+    })
+    const file = await s.changeFile()
+    expect(file.shapes).toEqual([
+      loop('subscriber', 'INS*Y*18*001*28*A***FT', [dtp('303', '2027-11-01')], hd(`HD*001**HLT*${GOLD}*FAM`, dtp('303', '2027-11-01'), dtp('348', '2027-01-01'))),
+      loop('child', 'INS*N*19*001*28*A', [dtp('303', '2027-11-01'), dtp('356', '2027-11-01')], hd(`HD*021**HLT*${GOLD}*FAM`, dtp('348', '2027-11-01'))),
+    ])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+})
+
 describe('open enrollment at renewal', () => {
   // Notes: Open enrollment / benefit selection: `INS*…*001*EC` (new members `021*EC`); changed
   // plans as plan change; unchanged plans are not sent; 348 = plan-year start. Termination never

@@ -471,6 +471,9 @@ function composeChangeLoop(
   const startsActive = changes.some((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status !== 'cobra')
   const inCobra = cobra !== undefined || (!startsActive && truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today)))
   const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
+  // A member the carrier holds with nothing open (its eligibility end told) whose coverage starts
+  // again is eligible again: DTP*356, as for an addition (x12-834-notes.md, New enrollment).
+  const eligibleAgain = maintenance === 'change' && known !== undefined && nothingOpen(known.records) && changes.some((c) => c.kind === 'addition')
   return memberLoop(
     family,
     member,
@@ -479,7 +482,7 @@ function composeChangeLoop(
       maintenance,
       reason: reasonOf(event, changes, maintenance, changes.length === 0, deathRole),
       maintenanceEffectiveDate: effectiveDates[0] ?? context.today,
-      eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' ? (event?.eligibility_start_date ?? null) : null,
+      eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' || eligibleAgain ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',
       cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
