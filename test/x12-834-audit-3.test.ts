@@ -185,6 +185,39 @@ describe('a line added or ended while another stays in force', () => {
   })
 })
 
+describe('a termination after the family on the plan changed', () => {
+  // Notes: Termination of employment: every loop `INS*…*024*08`, subscriber INS08 `TE`, every
+  // `HD*024`, 349 = last day covered, 357. "HD05 coverage level counts the members covered on that
+  // plan on the effective date, never members whose coverage has ended." The child left the plan
+  // on 2027-03-31 (told: the subscriber went FAM → ESP); on the last day covered, 2027-06-30, the
+  // plan covers the employee and the spouse: every HD*024 says ESP, the spouse's too (until
+  // 2026-11-27 the spouse's said FAM, the level it was added with, counting the child).
+  it('when a child left the plan earlier and the employment then ends, then the subscriber and the spouse are 024*08 with HD*024 ESP (349 = last day) and the child is not sent', async () => {
+    const s = await scenario({ families: [{}] })
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-03-20',
+      eligibility_start_date: '2027-04-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
+    })
+    await s.changeFile()
+    await s.event(s.ids.subscriber!, {
+      event: 'termination_of_employment',
+      date: '2027-06-16',
+      eligibility_start_date: '2027-07-01',
+      plan_elections: medical(s.group.plans.gold!.id, [s.ids.subscriber!, s.ids.spouse!].map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-06-30' }))),
+    })
+    const file = await s.changeFile()
+    const ended = [dtp('303', '2027-07-01'), dtp('357', '2027-06-30')]
+    const coverage = hd(`HD*024**HLT*${GOLD}*ESP`, dtp('348', '2027-01-01'), dtp('349', '2027-06-30'))
+    expect(file.shapes).toEqual([
+      loop('subscriber', 'INS*Y*18*024*08*A***TE', [...ended, dtp('337', '2027-06-16')], coverage),
+      loop('spouse', 'INS*N*01*024*08*A', ended, coverage),
+    ])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+})
+
 describe('a member enrolled again after its coverage ended', () => {
   // Notes: New enrollment (newly eligible): `INS*…*021*28`, `HD*021`, 348 start, "356 eligibility
   // begin". "INS03 is … `001` (or `021` for a member the carrier has never been sent)": the child

@@ -142,7 +142,7 @@ function coverageLoop(family: LoadedFamily, context: ComposeContext, memberId: s
     case 'addition':
       return loop('addition', record.terms[0]!, record.endDate, null, true)
     case 'termination':
-      return loop('termination', termOn(record, record.endDate!), record.endDate, null, false)
+      return loop('termination', levelOnLastDay(family, memberId, record), record.endDate, null, false)
     case 'cancellation':
       return loop('termination', record.terms[0]!, addDays(record.startDate, -1), null, false)
     case 'reinstatement':
@@ -150,6 +150,21 @@ function coverageLoop(family: LoadedFamily, context: ComposeContext, memberId: s
     case 'change':
       return loop('change', change.term, null, change.term.from, false)
   }
+}
+
+/**
+ * The term of a coverage ending, with HD05 as the plan covers the family on its last day
+ * (x12-834-notes.md: "HD05 … counts the members covered on that plan on the effective date, never
+ * members whose coverage has ended"). A dependent's record keeps the level it was added with
+ * (level changes are told on the subscriber's loop), so its level comes from its span of that day.
+ */
+function levelOnLastDay(family: LoadedFamily, memberId: string, record: CarrierRecord): CarrierTerm {
+  const term = termOn(record, record.endDate!)
+  const last = record.endDate!
+  const span = family.spans.find(
+    (s) => s.member_id === memberId && s.plan_id === record.planId && s.status === record.status && s.start_date <= last && (s.end_date === null || s.end_date >= last),
+  )
+  return span && span.coverage_level !== term.coverageLevel ? { from: term.from, coverageLevel: span.coverage_level, volume: term.volume } : term
 }
 
 interface LoopCodes {
