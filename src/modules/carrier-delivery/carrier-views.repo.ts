@@ -84,16 +84,14 @@ export async function takeViews(tx: Executor, delivery: { id: string; kind: 'ful
  * carrier never took: telling the member again is safe, leaving the view ahead is not). Where what
  * it held before came from a file rejected too, that file's own prior is taken, and so on (see
  * stepBack). A rejected full file (the first file of its coverage period, so no priors) leaves
- * nothing of what it told. Answers false when a change file kept no priors (sent before migration
- * 0027, or purged a month after it was sent): nothing could be put back.
+ * nothing of what it told. A change file that kept no priors (sent before migration 0027, or
+ * purged a month after it was sent) has nothing to put back: its resend sends a full file.
  */
-export async function rollBackViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<boolean> {
+export async function rollBackViews(tx: Executor, delivery: { id: string; kind: 'full' | 'change'; coverage_period_id: string }): Promise<void> {
   const period = delivery.coverage_period_id
-  if (delivery.kind === 'change' && !(await hasPriors(tx, delivery.id))) return false
   const touched =
     delivery.kind === 'full' ? await forgetViewsOf(tx, period, delivery.id) : await restorePriors(tx, period, [delivery.id], { kind: 'every member told' })
   await stepBack(tx, period, new Set(touched), new Set([delivery.id]))
-  return true
 }
 
 /**
@@ -185,8 +183,8 @@ async function restorePriors(tx: Executor, period: string, deliveryIds: readonly
  * Forgets the priors of files sent before `sentBefore` that the carrier never rejected. They are
  * kept that long whatever the carrier answered (a rejecting 999 may follow an accepting one, and
  * the latest wins), but not for good: a carrier that sends no 999 would otherwise keep a row per
- * member of every change file. A file rejected after that cannot be rolled back (rollBackViews
- * answers false: its resend sends a full file). Rejected files keep theirs: a later rejected file
+ * member of every change file. A file rejected after that has nothing to roll back (its resend
+ * sends a full file). Rejected files keep theirs: a later rejected file
  * may step back through them.
  */
 export async function purgeUnansweredPriors(db: Executor, sentBefore: Date): Promise<void> {
