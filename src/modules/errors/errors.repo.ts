@@ -325,36 +325,36 @@ function listQuery(db: Kysely<Database> | Executor, where: ErrorListScope, filte
 type ListRow = { total: number; errors: JsonText<ErrorResource[]> }
 
 /**
- * The ids of the members a search names (an array literal, see SearchTargets), when they alone
- * answer it: no group matches, and at most SEARCH_ID_LIMIT members do. The usual search (a
- * person's name or identifier) is this one.
+ * The errors a search names that match the other filters, with the given columns, as the body of
+ * a CTE: the errors of the members whose name or identifier contains the text, then those of the
+ * groups whose name or identifier does (and not already counted through their member). All in
+ * the statement that pages or counts them: the matching members' ids never leave the database,
+ * and one statement text, planned once per connection, serves every search of that shape.
+ *
+ * The members are found by their trigram index, and their errors through errors_member_idx,
+ * which carries every column filtered, sorted or counted on (migration 0024): the matching errors
+ * are counted and the page's ids chosen from index entries alone, without reading an error row.
+ * The two sides are a UNION ALL, not one condition ORed: with an OR PostgreSQL read every error of
+ * the coverage period for each search (bench:queue, issue 17).
  */
-function searchedMembersOnly(filters: ResolvedFilters): string | undefined {
-  const search = filters.search
-  return filters.q && search && search.members !== null && search.groupIds?.length === 0 ? search.members.ids : undefined
-}
-
-/**
- * The errors of these members that match the other filters, with the given columns, as the body of
- * a CTE. errors_member_idx carries every column filtered, sorted or counted on (migration 0024),
- * so the matching errors are counted and the page's ids chosen from index entries alone, in one
- * pass, without reading an error row. The ids are one bound array, so one statement text serves
- * every such search and is planned once per connection; its plan (the members' entries, then a
- * sort of their few thousand errors) suits any number of members up to SEARCH_ID_LIMIT. With the
- * ids written into the SQL, each search was planned afresh and read the errors twice, to count and
- * to page: twice the database time (bench:queue, issue 17).
- */
-function memberHits(where: ErrorListScope, filters: ErrorFilters, memberIds: string, columns: readonly string[]): RawBuilder<unknown> {
+function searchHits(where: ErrorListScope, filters: ErrorFilters, columns: readonly string[]): RawBuilder<unknown> {
+  const pattern = `%${likeLiteral(filters.q!)}%`
   const selected = sql.raw([...new Set(['id', ...columns])].map((column) => `t.${column}`).join(', '))
   const conditions = and([...scopeConditions(where, filters), ...rowConditions({ ...filters, q: undefined })])
-  return sql`select ${selected} from errors t where t.member_id = any(${memberIds}::uuid[]) and ${conditions}`
+  const inAccount = (alias: 'm' | 'g') => (where.accountScope ? sql`and ${sql.ref(`${alias}.account_id`)} = ${where.accountScope}` : sql``)
+  return sql`with found as materialized (select m.id from members m where ${memberSearched(pattern)} ${inAccount('m')})
+    select ${selected} from errors t where t.member_id in (select id from found) and ${conditions}
+    union all
+    select ${selected} from errors t
+     where t.group_id in (select g.id from groups g where ${groupSearched(pattern)} ${inAccount('g')}) and ${conditions}
+       and (t.member_id is null or t.member_id not in (select id from found))`
 }
 
-/** A page of some members' errors and its total (see memberHits), in one statement (one snapshot) as listQuery's are. */
-function memberListQuery(where: ErrorListScope, filters: ErrorFilters, memberIds: string, perPage: number, offset: unknown, sort: ErrorSort): RawBuilder<ListRow> {
+/** A page of the errors a search names and its total (see searchHits), in one statement (one snapshot) as listQuery's are. */
+function searchListQuery(where: ErrorListScope, filters: ErrorFilters, perPage: number, offset: unknown, sort: ErrorSort): RawBuilder<ListRow> {
   const limit = LITERAL_PAGE_SIZES.has(perPage) ? sql.lit(perPage) : sql`${perPage}`
   const skip = offset === 0 ? sql.lit(0) : sql`${offset}`
-  return sql<ListRow>`with hits as materialized (${memberHits(where, filters, memberIds, ORDERINGS[sort].columns)})
+  return sql<ListRow>`with hits as materialized (${searchHits(where, filters, ORDERINGS[sort].columns)})
     select (select count(*)::int from hits) as total,
       (select '[' || coalesce(string_agg(${fullErrorJson}, ',' order by ${orderOf(sort, 'e')}), '') || ']'
          from (select t.id from hits t order by ${orderOf(sort, 't')} limit ${limit} offset ${skip}) page
@@ -409,31 +409,24 @@ export async function listErrors(db: Executor, where: ErrorListScope, filters: E
     return rows[0]!
   }
   // Named too, when it can be: a filtered, sorted or searched page is planned once per connection, not on every request.
-  const resolved = await resolveSearch(db, filters, where.accountScope)
-  const memberIds = searchedMembersOnly(resolved)
-  const query = memberIds
-    ? memberListQuery(where, resolved, memberIds, pageReq.perPage, offsetOf(pageReq), sort).compile(db)
-    : listQuery(db, where, resolved, pageReq.perPage, offsetOf(pageReq), sort).compile()
-  const named = (memberIds !== undefined || mayName(resolved)) && LITERAL_PAGE_SIZES.has(pageReq.perPage)
-  const result = await executeNamedCompiled(db, query, named, QUEUE_STATEMENTS)
+  const query = filters.q ? searchListQuery(where, filters, pageReq.perPage, offsetOf(pageReq), sort).compile(db) : listQuery(db, where, filters, pageReq.perPage, offsetOf(pageReq), sort).compile()
+  const result = await executeNamedCompiled(db, query, LITERAL_PAGE_SIZES.has(pageReq.perPage), QUEUE_STATEMENTS)
   return result.rows[0]!
 }
 
 /** How many errors match, by status and severity, in one statement (GET /errors/counts). */
 export async function countErrors(db: Executor, where: ErrorListScope, filters: ErrorFilters): Promise<ErrorCounts> {
-  const resolved = await resolveSearch(db, filters, where.accountScope)
-  const memberIds = searchedMembersOnly(resolved)
-  const scope = scopeConditions(where, resolved)
-  const rows = rowConditions(resolved)
+  const scope = scopeConditions(where, filters)
+  const rows = rowConditions(filters)
   type Group = { status: string; severity: string; n: number }
   // As for totals: sums over error_counts unless a filter only the errors themselves can answer.
-  const grouped = memberIds
-    ? sql<Group>`select t.status, t.severity, count(*)::int as n from (${memberHits(where, resolved, memberIds, ['status', 'severity'])}) t group by t.status, t.severity`
+  const grouped = filters.q
+    ? sql<Group>`select t.status, t.severity, count(*)::int as n from (${searchHits(where, filters, ['status', 'severity'])}) t group by t.status, t.severity`
     : rows.length === 0
       ? sql<Group>`select t.status, t.severity, coalesce(sum(t.delta), 0)::int as n from error_counts t where ${and(scope)} group by t.status, t.severity`
       : sql<Group>`select t.status, t.severity, count(*)::int as n from errors t where ${and([...scope, ...rows])} group by t.status, t.severity`
   const counts: ErrorCounts = { total: 0, by_status: { unresolved: 0, returned: 0, resolved: 0 }, by_severity: { failure: 0, warning: 0, info: 0 } }
-  for (const row of (await executeNamed(db, grouped, memberIds !== undefined || mayName(resolved), QUEUE_STATEMENTS)).rows) {
+  for (const row of (await executeNamed(db, grouped, true, QUEUE_STATEMENTS)).rows) {
     counts.total += row.n
     counts.by_status[row.status as keyof ErrorCounts['by_status']] += row.n
     counts.by_severity[row.severity as keyof ErrorCounts['by_severity']] += row.n
