@@ -206,6 +206,39 @@ async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation
   return setup.json().work_order.id as string
 }
 
+/** An employee hired for the renewal's year, enrolled from its first day (event new_hire). */
+async function hireIntoRenewal(partner: Credential, install: ApiInstallation, renewalId: string): Promise<void> {
+  const colleague = (await call(t.app, partner, 'GET', `/subscribers/${install.families[0]!.subscriberId}`)).json().subscriber
+  const hired = await call(t.app, partner, 'POST', `/groups/${install.groupId}/subscribers`, {
+    subscribers: [
+      {
+        external_identifier: 'emp-new-hire',
+        location_id: colleague.location_id,
+        first_name: 'Nia',
+        last_name: 'Okoro',
+        birth_date: '1990-04-04',
+        gender: 'female',
+        social_security_number: '123456780',
+        residential_address: { address_line_1: '9 Oak St', city: 'Springfield', state: 'IL', zip: '62704' },
+        employment_details: { start_date: '2028-01-01', status: 'full_time' },
+      },
+    ],
+  })
+  expect(hired.statusCode, hired.body).toBe(201)
+  const subscriberId = hired.json().subscribers[0].id as string
+  const [plan] = (await call(t.app, partner, 'GET', `/coverage_periods/${renewalId}/plans`)).json().plans
+  const event = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, {
+    qualifying_life_event: {
+      coverage_period_id: renewalId,
+      event: 'new_hire',
+      date: '2028-01-01',
+      eligibility_start_date: '2028-01-01',
+      plan_elections: { medical: { type: 'election', plan_id: plan.id, coverages: [{ member_id: subscriberId, start_date: '2028-01-01', status: 'employer_sponsored' }] } },
+    },
+  })
+  expect(event.statusCode, event.body).toBe(201)
+}
+
 describe('renewal: the next plan year', () => {
   it('when a group installed with a carrier renews with it, then plans copy in one call, setup completes before any event, the full file goes out and the group number is kept', async () => {
     const partner = await t.newPartner()
@@ -225,11 +258,27 @@ describe('renewal: the next plan year', () => {
     expect(await isFirstCoveragePeriodWithCarrier(t.db, install.groupId, 'sandbox_edi', renewal.id)).toBe(false)
 
     const workOrderId = await renewPlansAndEnroll(partner, install, renewal.id)
+    await hireIntoRenewal(partner, install, renewal.id)
     await submitAndSettle(workOrderId)
 
     // The renewal's own full file, with every family's new-year elections.
     const deliveries = (await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}/file_deliveries`)).json().file_deliveries
-    expect(deliveries).toMatchObject([{ kind: 'full', status: 'sent', channel: 'edi', member_count: 6 }])
+    expect(deliveries).toMatchObject([{ kind: 'full', status: 'sent', channel: 'edi', member_count: 7 }])
+    // x12-834-notes.md, "Open enrollment / benefit selection": `INS*…*001*EC` (new members
+    // `021*EC`), 348 = plan-year start. A replace file adds every member, each by its benefit
+    // selection; the first year's full file said `021*28` (new enrollment) for the same people.
+    const renewalFile = (await call(t.app, operator, 'GET', `/file_deliveries/${deliveries[0].id}/content`)).body
+    const segmentsOf = (file: string) => file.split('~').map((segment) => segment.trim())
+    const insOf = (file: string) => segmentsOf(file).filter((segment) => segment.startsWith('INS*')).map((segment) => segment.split('*').slice(3, 5).join('*'))
+    // The new hire of the renewal's year is a new enrollment (`021*28`), in its own family's loop.
+    const loops = renewalFile.split(/~\s*(?=INS\*)/).slice(1)
+    const newHireLoop = loops.filter((loop) => loop.includes('REF*0F*emp-new-hire'))
+    expect(newHireLoop.map(insOf)).toEqual([['021*28']])
+    expect(insOf(renewalFile).sort()).toEqual(['021*28', ...Array(6).fill('021*EC')].sort())
+    expect(segmentsOf(renewalFile).filter((segment) => segment.startsWith('DTP*348'))).toEqual(Array(7).fill('DTP*348*D8*20280101'))
+    const firstYear = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).json().file_deliveries
+    const firstFull = firstYear.find((d: { kind: string }) => d.kind === 'full')
+    expect(insOf((await call(t.app, operator, 'GET', `/file_deliveries/${firstFull.id}/content`)).body)).toEqual(Array(6).fill('021*28'))
     expect((await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}/work_order`)).json().work_order.status).toBe('completed')
     const installed = (await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}`)).json().coverage_period
     expect(installed).toMatchObject({ state: 'production', carrier_group_number: install.groupNumber, installed_at: expect.any(String) })

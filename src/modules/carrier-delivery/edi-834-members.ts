@@ -56,6 +56,11 @@ export interface ComposeContext {
   today: string
   /** The coverage period's plans, by id. */
   plans: ReadonlyMap<string, LoadedPlan>
+  /**
+   * The coverage period renews the group's coverage with the same carrier (isFirstCoveragePeriodWithCarrier):
+   * its full file enrols families by their benefit selection, not as new enrollments.
+   */
+  renewal: boolean
 }
 
 export interface ComposedFamily {
@@ -294,7 +299,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
         context,
         {
           maintenance: 'addition',
-          reason: 'initial_enrollment',
+          reason: fullFileReason(family, context),
           maintenanceEffectiveDate: null,
           eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
           eligibilityEndDate: null,
@@ -309,6 +314,21 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
     views.push({ memberId: member.id, subscriberId: family.subscriber.id, records: told, digest: memberDigest(member) })
   }
   return { members, views, written, needsFollowUp }
+}
+
+/** Events that enrol a family from scratch (x12-834-notes.md, "New enrollment"). */
+const NEW_ENROLLMENT_EVENTS: ReadonlySet<string> = new Set(['initial_enrollment', 'new_hire', 'newly_eligible'])
+
+/**
+ * INS04 of a full file's loops: why the family is covered in this plan year. A group's first
+ * plan year with the carrier enrols everyone (`28`); a renewal with the same carrier carries the
+ * members' open-enrollment elections (`EC`, the notes' "Open enrollment / benefit selection" row,
+ * whose new members are `021*EC`), except a family the renewal's year brought in as new (a new
+ * hire or a newly eligible employee: `28`). A move to another carrier is a first plan year with it.
+ */
+function fullFileReason(family: LoadedFamily, context: ComposeContext): MaintenanceReason {
+  if (!context.renewal) return 'initial_enrollment'
+  return family.latestEvent && NEW_ENROLLMENT_EVENTS.has(family.latestEvent.event) ? 'initial_enrollment' : 'benefit_selection'
 }
 
 /** What the carrier was last told about each member of a family (absent: never told). */

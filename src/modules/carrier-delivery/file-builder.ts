@@ -5,6 +5,7 @@ import { turnOfEventLoop } from '../../lib/event-loop.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
 import type { CarrierConfig } from '../carriers/carriers.schema.js'
+import { isFirstCoveragePeriodWithCarrier } from '../coverage-periods/coverage-periods.repo.js'
 import { PRODUCT_LINES_ON_834 } from '../edi-834/edi-834.codes.js'
 import type { Edi834Envelope, Edi834Header, Edi834Member } from '../edi-834/edi-834.model.js'
 import { write834 } from '../edi-834/edi-834.writer.js'
@@ -130,7 +131,8 @@ async function loadBuild(tx: Tx, deps: BuildDeps, deliveryId: string): Promise<B
   const now = new Date()
   const today = now.toISOString().slice(0, 10)
   const window: LoadWindow = { coveragePeriodId: cp.id, startDate: cp.coverage_start_date, endDate: cp.coverage_end_date }
-  const context: ComposeContext = { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today, plans: await plansOfPeriod(tx, cp.id) }
+  const renewal = !(await isFirstCoveragePeriodWithCarrier(tx, cp.group_id, cp.carrier_name, cp.id))
+  const context: ComposeContext = { ssn: deps.ssn, groupPolicyNumber: cp.carrier_group_number, window, today, plans: await plansOfPeriod(tx, cp.id), renewal }
   const edi = delivery.channel === 'edi'
   const open = edi ? await openPreSendErrors(tx, cp.id) : []
   const planIdOf = new Map([...context.plans.values()].map((plan) => [plan.plan_external_identifier, plan.plan_id]))
