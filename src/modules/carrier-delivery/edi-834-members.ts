@@ -243,13 +243,13 @@ const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindo
 const COVERAGE_RUNS_ON_DAYS = 31
 
 /**
- * INS07 for a member continuing under COBRA: the family's latest event that ended this member's
- * active coverage, or a child's ageing out. An event the coverage outlived by more than a month
- * (a divorce months before a child ages out) or that took effect after it ended did not end it;
- * an event that took effect the day after it ended did, and when it has no COBRA code of its own
- * (a child's loss of coverage) the member's default stands.
+ * INS07 for a member continuing under COBRA from `cobraStart`: the family's latest event that
+ * ended this member's active coverage, or a child's ageing out. An event the coverage outlived by
+ * more than a month (a divorce months before a child ages out) or that took effect after it ended
+ * did not end it; an event that took effect the day after it ended did, and when it has no COBRA
+ * code of its own (a child's loss of coverage) the member's default stands (cobraReasonWithoutEvent).
  */
-function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null): Edi834Member['cobraQualifyingEvent'] {
+function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
   const upTo = before ? family.events.indexOf(before) : -1
   const earlier = upTo >= 0 ? family.events.slice(0, upTo + 1) : family.events
   const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
@@ -262,7 +262,26 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
     if (found) return found
     if (event.eligibility_start_date === endedFrom) break
   }
-  return member.kind === 'dependent' && member.subscriber_relationship === 'child' ? 'ineligible_child' : 'termination_of_employment'
+  return cobraReasonWithoutEvent(family, member, cobraStart)
+}
+
+/** Employment statuses of an employee still working, with fewer hours: part time, or on leave (COBRA counts a leave as a reduction of hours). */
+const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_absence'])
+
+/**
+ * INS07 when no event of the family says why a member continues under COBRA. A child continuing
+ * without the employee has aged out (`7`). Otherwise the employee's situation decides: still
+ * working part time or on leave, a reduction of hours (`2`: there is no event for it, and a
+ * client sends the `cobra` election after changing the employment status); anything else a
+ * termination of employment (`1`). Until 2026-11-27 a family moved to COBRA by reduced hours
+ * went out as terminated, its children as aged out.
+ */
+function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
+  const employeeContinues = family.spans.some(
+    (span) => span.member_id === family.subscriber.id && span.status === 'cobra' && span.start_date <= cobraStart && (span.end_date === null || span.end_date >= cobraStart),
+  )
+  if (member.kind === 'dependent' && member.subscriber_relationship === 'child' && !employeeContinues) return 'ineligible_child'
+  return REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
 }
 
 /**
@@ -304,7 +323,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
           eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
           eligibilityEndDate: null,
           benefitStatus: cobra ? 'cobra' : 'active',
-          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent) : null,
+          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent, cobra.startDate) : null,
           cobraStartDate: cobra?.startDate ?? null,
           event: family.latestEvent,
         },
@@ -520,7 +539,7 @@ function composeChangeLoop(
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' || eligibleAgain ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',
-      cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event) : null,
+      cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event, cobra.record.startDate) : null,
       cobraStartDate: cobra?.record.startDate ?? null,
       event,
       maritalEvent,
