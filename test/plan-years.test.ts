@@ -206,7 +206,7 @@ async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation
   return setup.json().work_order.id as string
 }
 
-/** An employee hired for the renewal's year, enrolled from its first day (event new_hire). */
+/** An employee hired for the renewal's year, enrolled from its first day (event new_hire), then married with the spouse covered. */
 async function hireIntoRenewal(partner: Credential, install: ApiInstallation, renewalId: string): Promise<void> {
   const colleague = (await call(t.app, partner, 'GET', `/subscribers/${install.families[0]!.subscriberId}`)).json().subscriber
   const hired = await call(t.app, partner, 'POST', `/groups/${install.groupId}/subscribers`, {
@@ -237,6 +237,23 @@ async function hireIntoRenewal(partner: Credential, install: ApiInstallation, re
     },
   })
   expect(event.statusCode, event.body).toBe(201)
+  // Married before the renewal's file goes out: the family's latest event is no longer the hire.
+  const spouse = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/dependents`, {
+    dependent: { external_identifier: 'new-hire-spouse', first_name: 'Sam', last_name: 'Okoro', birth_date: '1989-05-05', gender: 'male', subscriber_relationship: 'spouse' },
+  })
+  expect(spouse.statusCode, spouse.body).toBe(201)
+  const marriage = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, {
+    qualifying_life_event: {
+      coverage_period_id: renewalId,
+      event: 'marriage',
+      date: '2028-01-01',
+      eligibility_start_date: '2028-01-01',
+      plan_elections: {
+        medical: { type: 'election', plan_id: plan.id, coverages: [subscriberId, spouse.json().dependent.id].map((member_id) => ({ member_id, start_date: '2028-01-01', status: 'employer_sponsored' })) },
+      },
+    },
+  })
+  expect(marriage.statusCode, marriage.body).toBe(201)
 }
 
 describe('renewal: the next plan year', () => {
@@ -263,19 +280,20 @@ describe('renewal: the next plan year', () => {
 
     // The renewal's own full file, with every family's new-year elections.
     const deliveries = (await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}/file_deliveries`)).json().file_deliveries
-    expect(deliveries).toMatchObject([{ kind: 'full', status: 'sent', channel: 'edi', member_count: 7 }])
+    expect(deliveries).toMatchObject([{ kind: 'full', status: 'sent', channel: 'edi', member_count: 8 }])
     // x12-834-notes.md, "Open enrollment / benefit selection": `INS*…*001*EC` (new members
     // `021*EC`), 348 = plan-year start. A replace file adds every member, each by its benefit
     // selection; the first year's full file said `021*28` (new enrollment) for the same people.
     const renewalFile = (await call(t.app, operator, 'GET', `/file_deliveries/${deliveries[0].id}/content`)).body
     const segmentsOf = (file: string) => file.split('~').map((segment) => segment.trim())
     const insOf = (file: string) => segmentsOf(file).filter((segment) => segment.startsWith('INS*')).map((segment) => segment.split('*').slice(3, 5).join('*'))
-    // The new hire of the renewal's year is a new enrollment (`021*28`), in its own family's loop.
+    // The new hire of the renewal's year is a new enrollment (`021*28`), its spouse too, although
+    // the marriage came after the hire.
     const loops = renewalFile.split(/~\s*(?=INS\*)/).slice(1)
-    const newHireLoop = loops.filter((loop) => loop.includes('REF*0F*emp-new-hire'))
-    expect(newHireLoop.map(insOf)).toEqual([['021*28']])
-    expect(insOf(renewalFile).sort()).toEqual(['021*28', ...Array(6).fill('021*EC')].sort())
-    expect(segmentsOf(renewalFile).filter((segment) => segment.startsWith('DTP*348'))).toEqual(Array(7).fill('DTP*348*D8*20280101'))
+    const newHireFamily = loops.filter((loop) => loop.includes('REF*0F*emp-new-hire'))
+    expect(newHireFamily.map(insOf)).toEqual([['021*28'], ['021*28']])
+    expect(insOf(renewalFile).sort()).toEqual([...Array(2).fill('021*28'), ...Array(6).fill('021*EC')].sort())
+    expect(segmentsOf(renewalFile).filter((segment) => segment.startsWith('DTP*348'))).toEqual(Array(8).fill('DTP*348*D8*20280101'))
     const firstYear = (await call(t.app, partner, 'GET', `/coverage_periods/${install.coveragePeriodId}/file_deliveries`)).json().file_deliveries
     const firstFull = firstYear.find((d: { kind: string }) => d.kind === 'full')
     expect(insOf((await call(t.app, operator, 'GET', `/file_deliveries/${firstFull.id}/content`)).body)).toEqual(Array(6).fill('021*28'))

@@ -67,6 +67,27 @@ describe('COBRA after a reduction of hours', () => {
     expect(cobraLoops(file.shapes).map(([, ins]) => ins!.split('*')[7])).toEqual(['2', '2', '2'])
   })
 
+  it('when the part-time employee lets the coverage end and only the spouse and child elect COBRA, then both say 2: the child lost its coverage with the employee, it did not age out', async () => {
+    const s = await openScenario(t, workers, operator, FAMILY)
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, employment_details: { ...(current.employment_details as object), status: 'part_time' } }))
+    await s.event(s.ids.subscriber!, {
+      event: 'cobra',
+      date: '2027-06-20',
+      eligibility_start_date: '2027-07-01',
+      plan_elections: medical(s.group.plans.gold!.id, [
+        { member_id: s.ids.subscriber!, start_date: '2027-01-01', end_date: '2027-06-30' },
+        ...[s.ids.spouse!, s.ids.child!].map((member_id) => ({ member_id, start_date: '2027-07-01', status: 'cobra' as const })),
+      ]),
+    })
+    const file = await s.changeFile()
+    expect(file.shapes.filter((l) => l.member === 'subscriber').map((l) => l.ins)).toEqual(['INS*Y*18*024*09*A***PT'])
+    expect(cobraLoops(file.shapes)).toEqual([
+      ['spouse', 'INS*N*01*021*09*C**2'],
+      ['child', 'INS*N*19*021*09*C**2'],
+    ])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+
   it('when the employee is terminated without a termination event, then the COBRA loops say 1 (termination), the child too since it continues with the employee', async () => {
     const s = await familyOntoCobra('terminated')
     const file = await s.changeFile()

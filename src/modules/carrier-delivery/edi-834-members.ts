@@ -269,19 +269,23 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
 const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_absence'])
 
 /**
- * INS07 when no event of the family says why a member continues under COBRA. A child continuing
- * without the employee has aged out (`7`). Otherwise the employee's situation decides: still
- * working part time or on leave, a reduction of hours (`2`: there is no event for it, and a
- * client sends the `cobra` election after changing the employment status); anything else a
- * termination of employment (`1`). Until 2026-11-27 a family moved to COBRA by reduced hours
- * went out as terminated, its children as aged out.
+ * INS07 when no event of the family says why a member continues under COBRA. A child who lost its
+ * active coverage while the employee kept theirs has aged out (`7`). Otherwise the member lost it
+ * with the employee, and the employee's situation decides: still working part time or on leave,
+ * a reduction of hours (`2`: there is no event for it, and a client sends the `cobra` election
+ * after changing the employment status); anything else a termination of employment (`1`). Until
+ * 2026-11-27 a family moved to COBRA by reduced hours went out as terminated, its children as
+ * aged out.
  */
 function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
-  const employeeContinues = family.spans.some(
-    (span) => span.member_id === family.subscriber.id && span.status === 'cobra' && span.start_date <= cobraStart && (span.end_date === null || span.end_date >= cobraStart),
+  const employeeReason = REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
+  if (member.kind !== 'dependent' || member.subscriber_relationship !== 'child') return employeeReason
+  const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
+  const lostFrom = activeEnds.length > 0 ? addDays(activeEnds.sort().at(-1)!, 1) : cobraStart
+  const employeeStillActive = family.spans.some(
+    (span) => span.member_id === family.subscriber.id && span.status !== 'cobra' && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
   )
-  if (member.kind === 'dependent' && member.subscriber_relationship === 'child' && !employeeContinues) return 'ineligible_child'
-  return REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
+  return employeeStillActive ? 'ineligible_child' : employeeReason
 }
 
 /**
@@ -335,19 +339,16 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
   return { members, views, written, needsFollowUp }
 }
 
-/** Events that enrol a family from scratch (x12-834-notes.md, "New enrollment"). */
-const NEW_ENROLLMENT_EVENTS: ReadonlySet<string> = new Set(['initial_enrollment', 'new_hire', 'newly_eligible'])
-
 /**
  * INS04 of a full file's loops: why the family is covered in this plan year. A group's first
  * plan year with the carrier enrols everyone (`28`); a renewal with the same carrier carries the
  * members' open-enrollment elections (`EC`, the notes' "Open enrollment / benefit selection" row,
  * whose new members are `021*EC`), except a family the renewal's year brought in as new (a new
- * hire or a newly eligible employee: `28`). A move to another carrier is a first plan year with it.
+ * hire or a newly eligible employee, whatever events followed: `28`). A move to another carrier
+ * is a first plan year with it.
  */
 function fullFileReason(family: LoadedFamily, context: ComposeContext): MaintenanceReason {
-  if (!context.renewal) return 'initial_enrollment'
-  return family.latestEvent && NEW_ENROLLMENT_EVENTS.has(family.latestEvent.event) ? 'initial_enrollment' : 'benefit_selection'
+  return !context.renewal || family.enrolledAsNew ? 'initial_enrollment' : 'benefit_selection'
 }
 
 /** What the carrier was last told about each member of a family (absent: never told). */

@@ -94,6 +94,9 @@ export interface LoadedEvent {
   eligibility_start_date: string
 }
 
+/** Events that enrol a family from scratch (x12-834-notes.md, "New enrollment": installation, new hire, newly eligible). */
+export const NEW_ENROLLMENT_EVENTS: readonly string[] = ['initial_enrollment', 'new_hire', 'newly_eligible']
+
 export interface LoadedFamily {
   subscriber: LoadedMember
   dependents: LoadedMember[]
@@ -105,6 +108,12 @@ export interface LoadedFamily {
   events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
   latestEvent: LoadedEvent | null
+  /**
+   * Whether one of the family's events on the coverage period enrols it from scratch
+   * (NEW_ENROLLMENT_EVENTS), whatever came after it: a renewal's full file names such a family a
+   * new enrollment, not a benefit selection (edi-834-members.ts, fullFileReason).
+   */
+  enrolledAsNew: boolean
   /**
    * With `allEvents`: which life events set each member's active coverages on the coverage
    * period, those a later event replaced included (member id, event id). A change file names a
@@ -229,17 +238,20 @@ export async function loadFamilies(
      WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${idList}::uuid[]) OR subscriber_id = ANY(${idList}::uuid[]))
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`, named)
   // Every event of the family (a change file names its loops after them), or for a full file only
-  // the latest on the coverage period (its eligibility date), straight off its index.
+  // the latest on the coverage period (its eligibility date), straight off its index, with
+  // whether any of the family's events on the period enrolled it from scratch (enrolledAsNew).
+  type EventRow = { subscriber_id: string; coverage_period_id: string; enrolled_as_new?: boolean } & LoadedEvent
   const eventsQuery = executeNamed(db, options.allEvents
-    ? sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
+    ? sql<EventRow>`
         SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
           FROM qualifying_life_events
          WHERE subscriber_id = ANY(${idList}::uuid[])
          ORDER BY subscriber_id, created_at, id`
-    : sql<{ subscriber_id: string; coverage_period_id: string } & LoadedEvent>`
+    : sql<EventRow>`
         SELECT DISTINCT ON (subscriber_id) subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
-               to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
+               to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date,
+               bool_or(event = ANY(${arrayLiteral(NEW_ENROLLMENT_EVENTS)}::text[])) OVER (PARTITION BY subscriber_id) AS enrolled_as_new
           FROM qualifying_life_events
          WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId}
          ORDER BY subscriber_id, created_at DESC, id DESC`,
@@ -257,7 +269,7 @@ export async function loadFamilies(
   const pcpOf = new Map(pcps.rows.map((row) => [`${row.member_id}:${row.plan_id}`, row]))
   const families = new Map<string, LoadedFamily>()
   for (const member of members.rows) {
-    if (member.kind === 'subscriber') families.set(member.id, { subscriber: member, dependents: [], spans: [], coverages: [], events: [], latestEvent: null, coverageEvents: [] })
+    if (member.kind === 'subscriber') families.set(member.id, { subscriber: member, dependents: [], spans: [], coverages: [], events: [], latestEvent: null, enrolledAsNew: false, coverageEvents: [] })
   }
   for (const member of members.rows) {
     if (member.kind === 'dependent') families.get(member.subscriber_id!)?.dependents.push(member)
@@ -288,7 +300,10 @@ export async function loadFamilies(
     if (!family) continue
     const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date }
     family.events.push(event)
-    if (row.coverage_period_id === coveragePeriodId) family.latestEvent = event
+    if (row.coverage_period_id === coveragePeriodId) {
+      family.latestEvent = event
+      if (row.enrolled_as_new || NEW_ENROLLMENT_EVENTS.includes(row.event)) family.enrolledAsNew = true
+    }
   }
   for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id })
   if (options.withCoverages) {
