@@ -174,8 +174,11 @@ async function installedGroup(partner: Credential, carrierName: string): Promise
   return { ...install, groupNumber: cp.carrier_group_number }
 }
 
-/** The renewal's plans copied, its setup completed before any life event, then open enrollment for every family. */
-async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation, renewalId: string) {
+/**
+ * The renewal's plans copied, its setup completed before any life event, then open enrollment for
+ * every family, each member employer-sponsored unless `statusOf` says otherwise.
+ */
+async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation, renewalId: string, statusOf: (memberId: string) => string = () => 'employer_sponsored') {
   const copied = await call(t.app, partner, 'POST', `/coverage_periods/${renewalId}/plans/copy`, { from_coverage_period_id: install.coveragePeriodId })
   expect(copied.statusCode, copied.body).toBe(201)
   const [plan] = copied.json().plans
@@ -196,7 +199,7 @@ async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation
           medical: {
             type: 'election',
             plan_id: plan.id,
-            coverages: [family.subscriberId, ...family.dependentIds].map((member_id) => ({ member_id, start_date: '2028-01-01', status: 'employer_sponsored' })),
+            coverages: [family.subscriberId, ...family.dependentIds].map((member_id) => ({ member_id, start_date: '2028-01-01', status: statusOf(member_id) })),
           },
         },
       },
@@ -314,6 +317,32 @@ describe('renewal: the next plan year', () => {
     expect(await stateOf(partner, renewal.id)).toBe('production')
     const expiredEvents = (await deliveriesOf(t.db, watcher)).filter((e) => e.data.state === 'expired')
     expect(expiredEvents.map((e) => e.data)).toEqual([{ coverage_period_id: install.coveragePeriodId, group_id: install.groupId, previous_state: 'production', state: 'expired' }])
+  })
+
+  it('when an ex-spouse continues under COBRA into the renewal, then its full file names her COBRA by the divorce of the year before (INS07 5)', async () => {
+    const partner = await t.newPartner()
+    const install = await installedGroup(partner, 'sandbox_edi')
+    const { subscriberId, dependentIds } = install.families[0]!
+    const exSpouseId = dependentIds[0]!
+    const event = async (body: Record<string, unknown>) => {
+      const res = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, { qualifying_life_event: { coverage_period_id: install.coveragePeriodId, ...body } })
+      expect(res.statusCode, res.body).toBe(201)
+    }
+    const medical = (coverages: Record<string, unknown>[]) => ({ medical: { type: 'election', plan_id: install.planId, coverages } })
+    await event({ event: 'divorce', date: '2027-06-15', eligibility_start_date: '2027-07-01', plan_elections: medical([{ member_id: exSpouseId, start_date: '2027-01-01', end_date: '2027-06-30', status: 'employer_sponsored' }]) })
+    await event({ event: 'cobra', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical([{ member_id: exSpouseId, start_date: '2027-07-01', status: 'cobra' }]) })
+    await settle(workers)
+
+    const renewal = await addCoveragePeriod(partner, install.groupId, { external_identifier: 'plan-year-2028', coverage_start_date: '2028-01-01', coverage_end_date: '2028-12-31' })
+    await submitAndSettle(await renewPlansAndEnroll(partner, install, renewal.id, (memberId) => (memberId === exSpouseId ? 'cobra' : 'employer_sponsored')))
+
+    const [full] = (await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}/file_deliveries`)).json().file_deliveries
+    expect(full).toMatchObject({ kind: 'full', status: 'sent' })
+    const content = (await call(t.app, operator, 'GET', `/file_deliveries/${full.id}/content`)).body
+    const cobraLoops = content.split('~').map((segment: string) => segment.trim()).filter((segment: string) => segment.startsWith('INS*') && segment.split('*')[5] === 'C')
+    // x12-834-notes.md, COBRA continuation: INS07 5 for a divorce. Until 2026-11-27 a full file read
+    // only the family's latest event (the renewal's election) and said 1, a termination.
+    expect(cobraLoops).toEqual(['INS*N*01*021*EC*C**5'])
   })
 
   it('when the group moves to another carrier at renewal, then no group number is copied, the new carrier gets its full file and number, and the old period expires at its end', async () => {

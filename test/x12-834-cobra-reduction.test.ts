@@ -98,3 +98,25 @@ describe('COBRA after a reduction of hours', () => {
     ])
   })
 })
+
+describe('a dependent child other than a son or daughter ageing out onto COBRA', () => {
+  it('when a grandchild loses its coverage while the employee keeps theirs and elects COBRA, then its COBRA loop says 7 (dependent child loses eligibility), not the employee\'s reason', async () => {
+    const s = await openScenario(t, workers, operator, { families: [{ dependents: [{ label: 'grandchild', relationship: 'grandchild', birthDate: '2001-08-15' }] }] })
+    await updateSubscriber(s, s.ids.subscriber!, (current) => ({ ...current, employment_details: { ...(current.employment_details as object), status: 'part_time' } }))
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-08-20',
+      eligibility_start_date: '2027-09-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.grandchild!, start_date: '2027-01-01', end_date: '2027-08-31' }]),
+    })
+    await s.event(s.ids.subscriber!, {
+      event: 'cobra',
+      date: '2027-08-25',
+      eligibility_start_date: '2027-09-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.grandchild!, start_date: '2027-09-01', status: 'cobra' as const }]),
+    })
+    const file = await s.changeFile()
+    expect(cobraLoops(file.shapes)).toEqual([['grandchild', 'INS*N*05*021*09*C**7']])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+})

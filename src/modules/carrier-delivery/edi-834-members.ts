@@ -269,8 +269,9 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
 const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_absence'])
 
 /**
- * INS07 when no event of the family says why a member continues under COBRA. A child who lost its
- * active coverage while the employee kept theirs has aged out (`7`). Otherwise the member lost it
+ * INS07 when no event of the family says why a member continues under COBRA. A child (or any
+ * dependent but a spouse or partner) who lost its active coverage while the employee kept theirs
+ * has aged out (`7`). Otherwise the member lost it
  * with the employee, and the employee's situation decides: still working part time or on leave,
  * a reduction of hours (`2`: there is no event for it, and a client sends the `cobra` election
  * after changing the employment status); anything else a termination of employment (`1`). Until
@@ -279,7 +280,8 @@ const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_abse
  */
 function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
   const employeeReason = REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
-  if (member.kind !== 'dependent' || member.subscriber_relationship !== 'child') return employeeReason
+  // A grandchild or a ward is a dependent child as much as a child is (INS07 7 "dependent child loses eligibility").
+  if (member.kind !== 'dependent' || isPartner(member)) return employeeReason
   const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
   const lostFrom = activeEnds.length > 0 ? addDays(activeEnds.sort().at(-1)!, 1) : cobraStart
   const employeeStillActive = family.spans.some(

@@ -104,7 +104,10 @@ export interface LoadedFamily {
   spans: LoadedSpan[]
   /** The carrier's records in force on the reference date (today within the plan year); empty unless loaded withCoverages. */
   coverages: LoadedCoverage[]
-  /** The family's life events on any coverage period of the group, oldest first (allEvents), else its latest on the period. */
+  /**
+   * The family's life events on any coverage period of the group, oldest first (allEvents, and a
+   * family holding COBRA coverage), else its latest on the period.
+   */
   events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
   latestEvent: LoadedEvent | null
@@ -181,6 +184,32 @@ export function referenceDate(window: LoadWindow, today: string): string {
   return today
 }
 
+type EventRow = { subscriber_id: string; coverage_period_id: string; enrolled_as_new?: boolean } & LoadedEvent
+
+/** Every life event of these families (an array literal of subscriber ids), on any coverage period, oldest first. */
+function everyEventOf(idList: string) {
+  return sql<EventRow>`
+    SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
+           to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
+      FROM qualifying_life_events
+     WHERE subscriber_id = ANY(${idList}::uuid[])
+     ORDER BY subscriber_id, created_at, id`
+}
+
+/** Adds event rows to their families, oldest first: the last on the coverage period is the family's latest. */
+function attachEvents(families: ReadonlyMap<string, LoadedFamily>, rows: readonly EventRow[], coveragePeriodId: string): void {
+  for (const row of rows) {
+    const family = families.get(row.subscriber_id)
+    if (!family) continue
+    const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date }
+    family.events.push(event)
+    if (row.coverage_period_id === coveragePeriodId) {
+      family.latestEvent = event
+      if (row.enrolled_as_new || NEW_ENROLLMENT_EVENTS.includes(row.event)) family.enrolledAsNew = true
+    }
+  }
+}
+
 /**
  * The families of these subscribers, in the order given. `coverages` (what a census compares) only
  * with `withCoverages`: files do not need them; every life event of the family with `allEvents`;
@@ -240,14 +269,8 @@ export async function loadFamilies(
   // Every event of the family (a change file names its loops after them), or for a full file only
   // the latest on the coverage period (its eligibility date), straight off its index, with
   // whether any of the family's events on the period enrolled it from scratch (enrolledAsNew).
-  type EventRow = { subscriber_id: string; coverage_period_id: string; enrolled_as_new?: boolean } & LoadedEvent
   const eventsQuery = executeNamed(db, options.allEvents
-    ? sql<EventRow>`
-        SELECT subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
-               to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date
-          FROM qualifying_life_events
-         WHERE subscriber_id = ANY(${idList}::uuid[])
-         ORDER BY subscriber_id, created_at, id`
+    ? everyEventOf(idList)
     : sql<EventRow>`
         SELECT DISTINCT ON (subscriber_id) subscriber_id, coverage_period_id, id, event, to_char(date, 'YYYY-MM-DD') AS date,
                to_char(eligibility_start_date, 'YYYY-MM-DD') AS eligibility_start_date,
@@ -295,14 +318,15 @@ export async function loadFamilies(
       pcp: pcp ? { npi: pcp.npi, first_name: pcp.first_name, last_name: pcp.last_name, organization_name: pcp.organization_name } : null,
     })
   }
-  for (const row of events.rows) {
-    const family = families.get(row.subscriber_id)
-    if (!family) continue
-    const event: LoadedEvent = { id: row.id, event: row.event, date: row.date, eligibility_start_date: row.eligibility_start_date }
-    family.events.push(event)
-    if (row.coverage_period_id === coveragePeriodId) {
-      family.latestEvent = event
-      if (row.enrolled_as_new || NEW_ENROLLMENT_EVENTS.includes(row.event)) family.enrolledAsNew = true
+  attachEvents(families, events.rows, coveragePeriodId)
+  // A COBRA member's loop says why it continues (INS07) from the family's history: the divorce of
+  // a year ago, not the renewal's election. The few families holding COBRA coverage get every
+  // event in a full file too, as in a change file.
+  if (!options.allEvents) {
+    const withCobra = [...families.values()].filter((family) => family.spans.some((span) => span.status === 'cobra')).map((family) => family.subscriber.id)
+    if (withCobra.length > 0) {
+      for (const id of withCobra) families.get(id)!.events = []
+      attachEvents(families, (await executeNamed(db, everyEventOf(arrayLiteral(withCobra)), withCobra.length <= NAMED_LIST_MAX)).rows, coveragePeriodId)
     }
   }
   for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id })
