@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { expect } from 'vitest'
 import type { Workers } from '../../src/main/workers.js'
 import { Edi834Roster } from '../../src/modules/edi-834/edi-834.roster.js'
+import type { RELATIONSHIPS } from '../../src/modules/members/members.schema.js'
 import { createInstallment, settle } from './carrier-side.js'
 import { expectValid834 } from './edi-834-assertions.js'
 import { call, type Credential, type TestApp } from './test-app.js'
@@ -26,7 +27,8 @@ const nextSsn = () => {
   return `1${String(k % 100).padStart(2, '0')}2${Math.floor(k / 100) % 10}${String(1000 + (k % 9000)).slice(-4)}`
 }
 
-export type Relationship = 'spouse' | 'child' | 'registered_domestic_partner'
+/** A dependent's subscriber_relationship, as the API takes it. */
+export type Relationship = (typeof RELATIONSHIPS)[number]
 
 export interface DependentSpec {
   label: string
