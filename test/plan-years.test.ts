@@ -176,9 +176,9 @@ async function installedGroup(partner: Credential, carrierName: string): Promise
 
 /**
  * The renewal's plans copied, its setup completed before any life event, then open enrollment for
- * every family, each member employer-sponsored unless `statusOf` says otherwise.
+ * every family, each member employer-sponsored unless `statusOf` says otherwise (null: not enrolled).
  */
-async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation, renewalId: string, statusOf: (memberId: string) => string = () => 'employer_sponsored') {
+async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation, renewalId: string, statusOf: (memberId: string) => string | null = () => 'employer_sponsored') {
   const copied = await call(t.app, partner, 'POST', `/coverage_periods/${renewalId}/plans/copy`, { from_coverage_period_id: install.coveragePeriodId })
   expect(copied.statusCode, copied.body).toBe(201)
   const [plan] = copied.json().plans
@@ -199,7 +199,10 @@ async function renewPlansAndEnroll(partner: Credential, install: ApiInstallation
           medical: {
             type: 'election',
             plan_id: plan.id,
-            coverages: [family.subscriberId, ...family.dependentIds].map((member_id) => ({ member_id, start_date: '2028-01-01', status: statusOf(member_id) })),
+            coverages: [family.subscriberId, ...family.dependentIds].flatMap((member_id) => {
+              const status = statusOf(member_id)
+              return status === null ? [] : [{ member_id, start_date: '2028-01-01', status }]
+            }),
           },
         },
       },
@@ -257,6 +260,32 @@ async function hireIntoRenewal(partner: Credential, install: ApiInstallation, re
     },
   })
   expect(marriage.statusCode, marriage.body).toBe(201)
+}
+
+/** A group installed with one family (employee, spouse, child) and a way to post its first year's events. */
+async function firstYear() {
+  const partner = await t.newPartner()
+  const install = await installedGroup(partner, 'sandbox_edi')
+  const { subscriberId, dependentIds } = install.families[0]!
+  const ids = { subscriber: subscriberId, spouse: dependentIds[0]!, child: dependentIds[1]! }
+  const event = async (kind: string, effective: string, coverages: Record<string, unknown>[]) => {
+    const res = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, {
+      qualifying_life_event: { coverage_period_id: install.coveragePeriodId, event: kind, date: effective, eligibility_start_date: effective, plan_elections: { medical: { type: 'election', plan_id: install.planId, coverages } } },
+    })
+    expect(res.statusCode, res.body).toBe(201)
+  }
+  return { partner, install: { ...install, partner }, event, ids }
+}
+
+/** The 2028 renewal's full file, open enrollment per `statusOf`, after the first year's files went out: its COBRA members' INS segments. */
+async function renewalCobraLoops(install: ApiInstallation & { partner: Credential }, statusOf: (memberId: string) => string | null): Promise<string[]> {
+  await settle(workers)
+  const renewal = await addCoveragePeriod(install.partner, install.groupId, { external_identifier: 'plan-year-2028', coverage_start_date: '2028-01-01', coverage_end_date: '2028-12-31' })
+  await submitAndSettle(await renewPlansAndEnroll(install.partner, install, renewal.id, statusOf))
+  const [full] = (await call(t.app, install.partner, 'GET', `/coverage_periods/${renewal.id}/file_deliveries`)).json().file_deliveries
+  expect(full).toMatchObject({ kind: 'full', status: 'sent' })
+  const content = (await call(t.app, operator, 'GET', `/file_deliveries/${full.id}/content`)).body as string
+  return content.split('~').map((segment) => segment.trim()).filter((segment) => segment.startsWith('INS*') && segment.split('*')[5] === 'C')
 }
 
 describe('renewal: the next plan year', () => {
@@ -320,29 +349,30 @@ describe('renewal: the next plan year', () => {
   })
 
   it('when an ex-spouse continues under COBRA into the renewal, then its full file names her COBRA by the divorce of the year before (INS07 5)', async () => {
-    const partner = await t.newPartner()
-    const install = await installedGroup(partner, 'sandbox_edi')
-    const { subscriberId, dependentIds } = install.families[0]!
-    const exSpouseId = dependentIds[0]!
-    const event = async (body: Record<string, unknown>) => {
-      const res = await call(t.app, partner, 'POST', `/subscribers/${subscriberId}/qualifying_life_events`, { qualifying_life_event: { coverage_period_id: install.coveragePeriodId, ...body } })
-      expect(res.statusCode, res.body).toBe(201)
-    }
-    const medical = (coverages: Record<string, unknown>[]) => ({ medical: { type: 'election', plan_id: install.planId, coverages } })
-    await event({ event: 'divorce', date: '2027-06-15', eligibility_start_date: '2027-07-01', plan_elections: medical([{ member_id: exSpouseId, start_date: '2027-01-01', end_date: '2027-06-30', status: 'employer_sponsored' }]) })
-    await event({ event: 'cobra', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical([{ member_id: exSpouseId, start_date: '2027-07-01', status: 'cobra' }]) })
-    await settle(workers)
-
-    const renewal = await addCoveragePeriod(partner, install.groupId, { external_identifier: 'plan-year-2028', coverage_start_date: '2028-01-01', coverage_end_date: '2028-12-31' })
-    await submitAndSettle(await renewPlansAndEnroll(partner, install, renewal.id, (memberId) => (memberId === exSpouseId ? 'cobra' : 'employer_sponsored')))
-
-    const [full] = (await call(t.app, partner, 'GET', `/coverage_periods/${renewal.id}/file_deliveries`)).json().file_deliveries
-    expect(full).toMatchObject({ kind: 'full', status: 'sent' })
-    const content = (await call(t.app, operator, 'GET', `/file_deliveries/${full.id}/content`)).body
-    const cobraLoops = content.split('~').map((segment: string) => segment.trim()).filter((segment: string) => segment.startsWith('INS*') && segment.split('*')[5] === 'C')
+    const { install, event, ids } = await firstYear()
+    await event('divorce', '2027-07-01', [{ member_id: ids.spouse, start_date: '2027-01-01', end_date: '2027-06-30', status: 'employer_sponsored' }])
+    await event('cobra', '2027-07-01', [{ member_id: ids.spouse, start_date: '2027-07-01', status: 'cobra' }])
     // x12-834-notes.md, COBRA continuation: INS07 5 for a divorce. Until 2026-11-27 a full file read
     // only the family's latest event (the renewal's election) and said 1, a termination.
-    expect(cobraLoops).toEqual(['INS*N*01*021*EC*C**5'])
+    expect(await renewalCobraLoops(install, (id) => (id === ids.spouse ? 'cobra' : 'employer_sponsored'))).toEqual(['INS*N*01*021*EC*C**5'])
+  })
+
+  it('when the ex-spouse’s COBRA is followed by the employee’s termination and the family’s COBRA, then the renewal says 5 for her and 1 for the others', async () => {
+    const { install, event, ids } = await firstYear()
+    await event('divorce', '2027-07-01', [{ member_id: ids.spouse, start_date: '2027-01-01', end_date: '2027-06-30', status: 'employer_sponsored' }])
+    await event('cobra', '2027-07-01', [{ member_id: ids.spouse, start_date: '2027-07-01', status: 'cobra' }])
+    await event('termination_of_employment', '2027-10-01', [ids.subscriber, ids.child].map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-09-30', status: 'employer_sponsored' })))
+    await event('cobra', '2027-10-01', [ids.subscriber, ids.child].map((member_id) => ({ member_id, start_date: '2027-10-01', status: 'cobra' })))
+    // Each member's INS07 is the event that ended its own active coverage, in whichever plan year.
+    expect(await renewalCobraLoops(install, (id) => (Object.values(ids).includes(id) ? 'cobra' : 'employer_sponsored'))).toEqual(['INS*Y*18*021*EC*C**1*FT', 'INS*N*01*021*EC*C**5', 'INS*N*19*021*EC*C**1'])
+  })
+
+  it('when a child aged out onto COBRA months after a divorce, then the renewal still says 7 for the child, not 5', async () => {
+    const { install, event, ids } = await firstYear()
+    await event('divorce', '2027-03-01', [{ member_id: ids.spouse, start_date: '2027-01-01', end_date: '2027-02-28', status: 'employer_sponsored' }])
+    await event('loss_of_coverage', '2027-09-01', [{ member_id: ids.child, start_date: '2027-01-01', end_date: '2027-08-31', status: 'employer_sponsored' }])
+    await event('cobra', '2027-09-01', [{ member_id: ids.child, start_date: '2027-09-01', status: 'cobra' }])
+    expect(await renewalCobraLoops(install, (id) => (id === ids.spouse ? null : id === ids.child ? 'cobra' : 'employer_sponsored'))).toEqual(['INS*N*19*021*EC*C**7'])
   })
 
   it('when the group moves to another carrier at renewal, then no group number is copied, the new carrier gets its full file and number, and the old period expires at its end', async () => {

@@ -242,6 +242,20 @@ const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindo
  */
 const COVERAGE_RUNS_ON_DAYS = 31
 
+/** The family's active (non-COBRA) spans: on every plan year when its history was loaded (activeHistory), else on this one. */
+function activeSpans(family: LoadedFamily): readonly { member_id: string; start_date: string; end_date: string | null }[] {
+  return family.activeHistory ?? family.spans.filter((span) => span.status !== 'cobra')
+}
+
+/** The day a member lost the active coverage its COBRA from `cobraStart` continues: the day after the last active end before it. */
+function activeCoverageLostFrom(family: LoadedFamily, memberId: string, cobraStart: string): string | undefined {
+  const ends = activeSpans(family)
+    .filter((span) => span.member_id === memberId && span.end_date !== null && span.end_date < cobraStart)
+    .map((span) => span.end_date!)
+    .sort()
+  return ends.length > 0 ? addDays(ends.at(-1)!, 1) : undefined
+}
+
 /**
  * INS07 for a member continuing under COBRA from `cobraStart`: the family's latest event that
  * ended this member's active coverage, or a child's ageing out. An event the coverage outlived by
@@ -252,9 +266,7 @@ const COVERAGE_RUNS_ON_DAYS = 31
 function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
   const upTo = before ? family.events.indexOf(before) : -1
   const earlier = upTo >= 0 ? family.events.slice(0, upTo + 1) : family.events
-  const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
-  const lastActiveEnd = activeEnds.sort().at(-1)
-  const endedFrom = lastActiveEnd === undefined ? undefined : addDays(lastActiveEnd, 1)
+  const endedFrom = activeCoverageLostFrom(family, member.id, cobraStart)
   for (const event of [...earlier].reverse()) {
     if (event.event === 'cobra') continue
     if (endedFrom !== undefined && (addDays(event.eligibility_start_date, COVERAGE_RUNS_ON_DAYS) < endedFrom || event.eligibility_start_date > endedFrom)) continue
@@ -282,10 +294,9 @@ function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, cob
   const employeeReason = REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
   // A grandchild or a ward is a dependent child as much as a child is (INS07 7 "dependent child loses eligibility").
   if (member.kind !== 'dependent' || isPartner(member)) return employeeReason
-  const activeEnds = family.spans.filter((span) => span.member_id === member.id && span.status !== 'cobra' && span.end_date !== null).map((span) => span.end_date!)
-  const lostFrom = activeEnds.length > 0 ? addDays(activeEnds.sort().at(-1)!, 1) : cobraStart
-  const employeeStillActive = family.spans.some(
-    (span) => span.member_id === family.subscriber.id && span.status !== 'cobra' && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
+  const lostFrom = activeCoverageLostFrom(family, member.id, cobraStart) ?? cobraStart
+  const employeeStillActive = activeSpans(family).some(
+    (span) => span.member_id === family.subscriber.id && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
   )
   return employeeStillActive ? 'ineligible_child' : employeeReason
 }

@@ -146,7 +146,7 @@ async function loadBuild(tx: Tx, deps: BuildDeps, deliveryId: string): Promise<B
 function sendable(build: Build, family: LoadedFamily): LoadedFamily {
   const lines = build.productLines
   if (!lines) return family
-  return { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => lines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent, enrolledAsNew: family.enrolledAsNew, coverageEvents: family.coverageEvents }
+  return { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => lines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent, enrolledAsNew: family.enrolledAsNew, coverageEvents: family.coverageEvents, activeHistory: family.activeHistory }
 }
 
 // ---- Step 2: what was written, recorded as it is written ----
@@ -298,7 +298,7 @@ async function writeChangeFile(build: Build, record: BuildRecord): Promise<Writt
     // An 834 family's events it was held back with earlier come first (pre-send-check.ts).
     const earlier = check ? await heldBackEvents(tx, cp.id, delivery.id, subscriberIds) : new Map<string, string[]>()
     const told = await toldViews(tx, cp.id, subscriberIds)
-    for (const family of await loadFamilies(tx, build.window, subscriberIds, { today: build.today, allEvents: true, plans: context.plans })) {
+    for (const family of await loadFamilies(tx, build.window, subscriberIds, { today: build.today, allEvents: true, cobraHistory: true, plans: context.plans })) {
       const changes = changesOf.get(family.subscriber.id)!
       // Its life events in this file, oldest first, each once: their codes name the loops; its latest transaction names them too.
       const eventIds = new Set([...(earlier.get(family.subscriber.id) ?? []), ...changes.event_ids])
@@ -340,7 +340,7 @@ async function* allFamilies(tx: Tx, window: LoadWindow, plans: ReadonlyMap<strin
   // this process composes and writes, so the two cores work at once instead of taking turns.
   const ahead: Promise<LoadedFamily[] | null>[] = []
   const readAhead = () => {
-    const families = pages.next().then((page) => (page.done ? null : loadFamilies(tx, window, page.value, { plans })))
+    const families = pages.next().then((page) => (page.done ? null : loadFamilies(tx, window, page.value, { cobraHistory: true, plans })))
     // Awaited in its turn, which rethrows; until then a failure must not count as unhandled.
     families.catch(() => {})
     ahead.push(families)

@@ -105,8 +105,8 @@ export interface LoadedFamily {
   /** The carrier's records in force on the reference date (today within the plan year); empty unless loaded withCoverages. */
   coverages: LoadedCoverage[]
   /**
-   * The family's life events on any coverage period of the group, oldest first (allEvents, and a
-   * family holding COBRA coverage), else its latest on the period.
+   * The family's life events on any coverage period of the group, oldest first (allEvents, or
+   * cobraHistory for a family holding COBRA coverage), else its latest on the period.
    */
   events: LoadedEvent[]
   /** The family's latest qualifying life event on the coverage period. */
@@ -123,6 +123,12 @@ export interface LoadedFamily {
    * member the carrier was never sent by the event that brought it (edi-834-members.ts).
    */
   coverageEvents: { member_id: string; qualifying_life_event_id: string }[]
+  /**
+   * With `cobraHistory`, for a family holding COBRA coverage: every active (non-COBRA) span of its
+   * members on any coverage period, since a COBRA member may have lost its active coverage in an
+   * earlier plan year (loadCobraHistory). Absent otherwise: `spans` tell.
+   */
+  activeHistory?: { member_id: string; start_date: string; end_date: string | null }[]
 }
 
 /** The coverage period as the loader needs it: its id and its dates (the window records are seen through). */
@@ -211,15 +217,39 @@ function attachEvents(families: ReadonlyMap<string, LoadedFamily>, rows: readonl
 }
 
 /**
+ * A COBRA member's loop says why it continues (INS07) from the family's history: the divorce of a
+ * year ago, not the renewal's election, and the day its active coverage ended, in whichever plan
+ * year. The few families holding COBRA coverage get every active span of their members on any
+ * coverage period (activeHistory) and, when only their latest event was loaded, every event.
+ */
+async function loadCobraHistory(db: Executor, families: ReadonlyMap<string, LoadedFamily>, coveragePeriodId: string, reloadEvents: boolean): Promise<void> {
+  const withCobra = [...families.values()].filter((family) => family.spans.some((span) => span.status === 'cobra')).map((family) => family.subscriber.id)
+  if (withCobra.length === 0) return
+  const idList = arrayLiteral(withCobra)
+  const named = withCobra.length <= NAMED_LIST_MAX
+  if (reloadEvents) {
+    for (const id of withCobra) families.get(id)!.events = []
+    attachEvents(families, (await executeNamed(db, everyEventOf(idList), named)).rows, coveragePeriodId)
+  }
+  const spans = await executeNamed(db, sql<{ subscriber_id: string; member_id: string; start_date: string; end_date: string | null }>`
+    SELECT subscriber_id, member_id, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date
+      FROM coverage_spans
+     WHERE subscriber_id = ANY(${idList}::uuid[]) AND voided_at IS NULL AND status <> 'cobra'`, named)
+  for (const id of withCobra) families.get(id)!.activeHistory = []
+  for (const row of spans.rows) families.get(row.subscriber_id)!.activeHistory!.push({ member_id: row.member_id, start_date: row.start_date, end_date: row.end_date })
+}
+
+/**
  * The families of these subscribers, in the order given. `coverages` (what a census compares) only
  * with `withCoverages`: files do not need them; every life event of the family with `allEvents`;
+ * a COBRA family's history with `cobraHistory` (loadCobraHistory: what a file's COBRA loops say);
  * member digests (what files compare) unless `withDigests` is false.
  */
 export async function loadFamilies(
   db: Executor,
   window: LoadWindow,
   subscriberIds: readonly string[],
-  options: { today?: string; withCoverages?: boolean; allEvents?: boolean; withDigests?: boolean; plans?: ReadonlyMap<string, LoadedPlan> } = {},
+  options: { today?: string; withCoverages?: boolean; allEvents?: boolean; cobraHistory?: boolean; withDigests?: boolean; plans?: ReadonlyMap<string, LoadedPlan> } = {},
 ): Promise<LoadedFamily[]> {
   if (subscriberIds.length === 0) return []
   const ids = [...subscriberIds]
@@ -319,16 +349,7 @@ export async function loadFamilies(
     })
   }
   attachEvents(families, events.rows, coveragePeriodId)
-  // A COBRA member's loop says why it continues (INS07) from the family's history: the divorce of
-  // a year ago, not the renewal's election. The few families holding COBRA coverage get every
-  // event in a full file too, as in a change file.
-  if (!options.allEvents) {
-    const withCobra = [...families.values()].filter((family) => family.spans.some((span) => span.status === 'cobra')).map((family) => family.subscriber.id)
-    if (withCobra.length > 0) {
-      for (const id of withCobra) families.get(id)!.events = []
-      attachEvents(families, (await executeNamed(db, everyEventOf(arrayLiteral(withCobra)), withCobra.length <= NAMED_LIST_MAX)).rows, coveragePeriodId)
-    }
-  }
+  if (options.cobraHistory) await loadCobraHistory(db, families, coveragePeriodId, !options.allEvents)
   for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id })
   if (options.withCoverages) {
     const onDate = referenceDate(window, options.today ?? todayUtc())
