@@ -242,15 +242,26 @@ const recordsOf = (family: LoadedFamily, member: LoadedMember, window: LoadWindo
  */
 const COVERAGE_RUNS_ON_DAYS = 31
 
-/** The family's active (non-COBRA) spans: on every plan year when its history was loaded (activeHistory), else on this one. */
-function activeSpans(family: LoadedFamily): readonly { member_id: string; start_date: string; end_date: string | null }[] {
-  return family.activeHistory ?? family.spans.filter((span) => span.status !== 'cobra')
+/** The family's spans on one line: on every plan year when its history was loaded (spanHistory, ends clipped to their period's end), else on this one. */
+function lineSpans(family: LoadedFamily, line: string): readonly { member_id: string; status: string; start_date: string; end_date: string | null }[] {
+  return (family.spanHistory ?? family.spans).filter((span) => span.line === line)
 }
 
-/** The day a member lost the active coverage its COBRA from `cobraStart` continues: the day after the last active end before it. */
-function activeCoverageLostFrom(family: LoadedFamily, memberId: string, cobraStart: string): string | undefined {
-  const ends = activeSpans(family)
-    .filter((span) => span.member_id === memberId && span.end_date !== null && span.end_date < cobraStart)
+/** The first day of the COBRA run on `line` that the record from `cobraStart` belongs to (a renewal's COBRA span continues last year's). */
+function continuationStart(family: LoadedFamily, memberId: string, line: string, cobraStart: string): string {
+  const cobra = lineSpans(family, line).filter((span) => span.member_id === memberId && span.status === 'cobra')
+  let start = cobraStart
+  for (;;) {
+    const before = cobra.find((span) => span.end_date !== null && addDays(span.end_date, 1) === start)
+    if (!before) return start
+    start = before.start_date
+  }
+}
+
+/** The day a member lost the active coverage on `line` its COBRA from `cobraStart` continues: the day after the last active end before it. */
+function activeCoverageLostFrom(family: LoadedFamily, memberId: string, line: string, cobraStart: string): string | undefined {
+  const ends = lineSpans(family, line)
+    .filter((span) => span.member_id === memberId && span.status !== 'cobra' && span.end_date !== null && span.end_date < cobraStart)
     .map((span) => span.end_date!)
     .sort()
   return ends.length > 0 ? addDays(ends.at(-1)!, 1) : undefined
@@ -263,10 +274,11 @@ function activeCoverageLostFrom(family: LoadedFamily, memberId: string, cobraSta
  * did not end it; an event that took effect the day after it ended did, and when it has no COBRA
  * code of its own (a child's loss of coverage) the member's default stands (cobraReasonWithoutEvent).
  */
-function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
+function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before: LoadedEvent | null, line: string, recordStart: string): Edi834Member['cobraQualifyingEvent'] {
   const upTo = before ? family.events.indexOf(before) : -1
   const earlier = upTo >= 0 ? family.events.slice(0, upTo + 1) : family.events
-  const endedFrom = activeCoverageLostFrom(family, member.id, cobraStart)
+  const cobraStart = continuationStart(family, member.id, line, recordStart)
+  const endedFrom = activeCoverageLostFrom(family, member.id, line, cobraStart)
   for (const event of [...earlier].reverse()) {
     if (event.event === 'cobra') continue
     if (endedFrom !== undefined && (addDays(event.eligibility_start_date, COVERAGE_RUNS_ON_DAYS) < endedFrom || event.eligibility_start_date > endedFrom)) continue
@@ -274,7 +286,7 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
     if (found) return found
     if (event.eligibility_start_date === endedFrom) break
   }
-  return cobraReasonWithoutEvent(family, member, cobraStart)
+  return cobraReasonWithoutEvent(family, member, line, cobraStart)
 }
 
 /** Employment statuses of an employee still working, with fewer hours: part time, or on leave (COBRA counts a leave as a reduction of hours). */
@@ -290,13 +302,13 @@ const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_abse
  * 2026-11-27 a family moved to COBRA by reduced hours went out as terminated, its children as
  * aged out.
  */
-function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
+function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, line: string, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
   const employeeReason = REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
   // A grandchild or a ward is a dependent child as much as a child is (INS07 7 "dependent child loses eligibility").
   if (member.kind !== 'dependent' || isPartner(member)) return employeeReason
-  const lostFrom = activeCoverageLostFrom(family, member.id, cobraStart) ?? cobraStart
-  const employeeStillActive = activeSpans(family).some(
-    (span) => span.member_id === family.subscriber.id && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
+  const lostFrom = activeCoverageLostFrom(family, member.id, line, cobraStart) ?? cobraStart
+  const employeeStillActive = lineSpans(family, line).some(
+    (span) => span.member_id === family.subscriber.id && span.status !== 'cobra' && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
   )
   return employeeStillActive ? 'ineligible_child' : employeeReason
 }
@@ -340,7 +352,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
           eligibilityStartDate: family.latestEvent?.eligibility_start_date ?? null,
           eligibilityEndDate: null,
           benefitStatus: cobra ? 'cobra' : 'active',
-          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent, cobra.startDate) : null,
+          cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent, cobra.line, cobra.startDate) : null,
           cobraStartDate: cobra?.startDate ?? null,
           event: family.latestEvent,
         },
@@ -553,7 +565,7 @@ function composeChangeLoop(
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' || eligibleAgain ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',
-      cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event, cobra.record.startDate) : null,
+      cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event, cobra.record.line, cobra.record.startDate) : null,
       cobraStartDate: cobra?.record.startDate ?? null,
       event,
       maritalEvent,

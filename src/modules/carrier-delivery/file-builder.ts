@@ -146,7 +146,7 @@ async function loadBuild(tx: Tx, deps: BuildDeps, deliveryId: string): Promise<B
 function sendable(build: Build, family: LoadedFamily): LoadedFamily {
   const lines = build.productLines
   if (!lines) return family
-  return { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => lines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent, enrolledAsNew: family.enrolledAsNew, coverageEvents: family.coverageEvents, activeHistory: family.activeHistory }
+  return { subscriber: family.subscriber, dependents: family.dependents, spans: family.spans.filter((span) => lines.includes(span.product_line)), coverages: family.coverages, events: family.events, latestEvent: family.latestEvent, enrolledAsNew: family.enrolledAsNew, coverageEvents: family.coverageEvents, spanHistory: family.spanHistory }
 }
 
 // ---- Step 2: what was written, recorded as it is written ----

@@ -124,11 +124,13 @@ export interface LoadedFamily {
    */
   coverageEvents: { member_id: string; qualifying_life_event_id: string }[]
   /**
-   * With `cobraHistory`, for a family holding COBRA coverage: every active (non-COBRA) span of its
-   * members on any coverage period, since a COBRA member may have lost its active coverage in an
-   * earlier plan year (loadCobraHistory). Absent otherwise: `spans` tell.
+   * With `cobraHistory`, for a family holding COBRA coverage: every span of its members on any
+   * coverage period (line, status, dates; an end no later than its period's end, since a plan
+   * year's span reaches no further), since a COBRA member may have lost its active coverage in an
+   * earlier plan year and continue a COBRA run begun then (loadCobraHistory). Absent otherwise:
+   * `spans` tell.
    */
-  activeHistory?: { member_id: string; start_date: string; end_date: string | null }[]
+  spanHistory?: { member_id: string; line: string; status: string; start_date: string; end_date: string | null }[]
 }
 
 /** The coverage period as the loader needs it: its id and its dates (the window records are seen through). */
@@ -218,9 +220,9 @@ function attachEvents(families: ReadonlyMap<string, LoadedFamily>, rows: readonl
 
 /**
  * A COBRA member's loop says why it continues (INS07) from the family's history: the divorce of a
- * year ago, not the renewal's election, and the day its active coverage ended, in whichever plan
- * year. The few families holding COBRA coverage get every active span of their members on any
- * coverage period (activeHistory) and, when only their latest event was loaded, every event.
+ * year ago, not the renewal's election, and the day its active coverage on that line ended, in
+ * whichever plan year. The few families holding COBRA coverage get every span of their members on
+ * any coverage period (spanHistory) and, when only their latest event was loaded, every event.
  */
 async function loadCobraHistory(db: Executor, families: ReadonlyMap<string, LoadedFamily>, coveragePeriodId: string, reloadEvents: boolean): Promise<void> {
   const withCobra = [...families.values()].filter((family) => family.spans.some((span) => span.status === 'cobra')).map((family) => family.subscriber.id)
@@ -231,12 +233,13 @@ async function loadCobraHistory(db: Executor, families: ReadonlyMap<string, Load
     for (const id of withCobra) families.get(id)!.events = []
     attachEvents(families, (await executeNamed(db, everyEventOf(idList), named)).rows, coveragePeriodId)
   }
-  const spans = await executeNamed(db, sql<{ subscriber_id: string; member_id: string; start_date: string; end_date: string | null }>`
-    SELECT subscriber_id, member_id, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date
-      FROM coverage_spans
-     WHERE subscriber_id = ANY(${idList}::uuid[]) AND voided_at IS NULL AND status <> 'cobra'`, named)
-  for (const id of withCobra) families.get(id)!.activeHistory = []
-  for (const row of spans.rows) families.get(row.subscriber_id)!.activeHistory!.push({ member_id: row.member_id, start_date: row.start_date, end_date: row.end_date })
+  const spans = await executeNamed(db, sql<{ subscriber_id: string; member_id: string; line: string; status: string; start_date: string; end_date: string | null }>`
+    SELECT s.subscriber_id, s.member_id, s.line, s.status, to_char(s.start_date, 'YYYY-MM-DD') AS start_date,
+           to_char(CASE WHEN s.end_date IS NULL OR s.end_date > cp.coverage_end_date THEN cp.coverage_end_date ELSE s.end_date END, 'YYYY-MM-DD') AS end_date
+      FROM coverage_spans s JOIN coverage_periods cp ON cp.id = s.coverage_period_id
+     WHERE s.subscriber_id = ANY(${idList}::uuid[]) AND s.voided_at IS NULL`, named)
+  for (const id of withCobra) families.get(id)!.spanHistory = []
+  for (const row of spans.rows) families.get(row.subscriber_id)!.spanHistory!.push({ member_id: row.member_id, line: row.line, status: row.status, start_date: row.start_date, end_date: row.end_date })
 }
 
 /**
