@@ -91,13 +91,14 @@ describe('the README guide "Life after installation"', () => {
       expect(loop[added + 1]).toBe('DTP*348*D8*20270401')
     }
 
-    // The renewal's full file: the 2028 PPO for the three of them, under the kept group number.
+    // The renewal's full file: the 2028 PPO for the three of them, under the kept group number,
+    // each enrolled by the open-enrollment election (021*EC, x12-834-notes.md), not as new (28).
     const renewal = content(variables.RENEWAL_FILE_ID!)
     expect(renewal).toContain('BGN*00*')
     expect(renewal).toMatch(/~\s*DTP\*007\*D8\*20280101~/)
     for (const member of [subscriber!, spouse!, baby!]) {
       const loop = loopOf(renewal, member)
-      expect(loop[0]).toMatch(/^INS\*[YN]\*\d\d\*021\*28\*A/)
+      expect(loop[0]).toMatch(/^INS\*[YN]\*\d\d\*021\*EC\*A/)
       expect(loop.filter((s) => s.startsWith('HD*'))).toEqual(['HD*021**HLT*Gold PPO 500*FAM'])
     }
     const renewalPeriod = JSON.parse(answers.find((a) => a.url === `/coverage_periods/${variables.RENEWAL_ID}`)!.body).coverage_period
