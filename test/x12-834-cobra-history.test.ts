@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { createRenewal, memberIdsOf, openScenario, shapeOf, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
-import { call } from './helpers/test-app.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
 import { CarrierFiles, completeWorkOrder, medical, memberLoops } from './helpers/life-event-scenarios.js'
-import type { Credential, TestApp } from './helpers/test-app.js'
+import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
  * INS07 of COBRA loops across plan years and product lines. The notes

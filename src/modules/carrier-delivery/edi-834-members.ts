@@ -286,27 +286,26 @@ function cobraQualifyingEvent(family: LoadedFamily, member: LoadedMember, before
     if (found) return found
     if (event.eligibility_start_date === endedFrom) break
   }
-  return cobraReasonWithoutEvent(family, member, line, cobraStart)
+  return cobraReasonWithoutEvent(family, member, line, endedFrom ?? cobraStart)
 }
 
 /** Employment statuses of an employee still working, with fewer hours: part time, or on leave (COBRA counts a leave as a reduction of hours). */
 const REDUCED_HOURS: ReadonlySet<unknown> = new Set(['part_time', 'leave_of_absence'])
 
 /**
- * INS07 when no event of the family says why a member continues under COBRA. A child (or any
- * dependent but a spouse or partner) who lost its active coverage while the employee kept theirs
- * has aged out (`7`). Otherwise the member lost it
- * with the employee, and the employee's situation decides: still working part time or on leave,
- * a reduction of hours (`2`: there is no event for it, and a client sends the `cobra` election
- * after changing the employment status); anything else a termination of employment (`1`). Until
+ * INS07 when no event of the family says why a member continues under COBRA; `lostFrom` is the
+ * day its active coverage on `line` ended. A child (or any dependent but a spouse or partner) who
+ * lost it while the employee kept theirs has aged out (`7`). Otherwise the member lost it with the
+ * employee, and the employee's situation decides: still working part time or on leave, a
+ * reduction of hours (`2`: there is no event for it, and a client sends the `cobra` election after
+ * changing the employment status); anything else a termination of employment (`1`). Until
  * 2026-11-27 a family moved to COBRA by reduced hours went out as terminated, its children as
  * aged out.
  */
-function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, line: string, cobraStart: string): Edi834Member['cobraQualifyingEvent'] {
+function cobraReasonWithoutEvent(family: LoadedFamily, member: LoadedMember, line: string, lostFrom: string): Edi834Member['cobraQualifyingEvent'] {
   const employeeReason = REDUCED_HOURS.has(family.subscriber.employment_details?.status) ? 'reduction_of_hours' : 'termination_of_employment'
   // A grandchild or a ward is a dependent child as much as a child is (INS07 7 "dependent child loses eligibility").
   if (member.kind !== 'dependent' || isPartner(member)) return employeeReason
-  const lostFrom = activeCoverageLostFrom(family, member.id, line, cobraStart) ?? cobraStart
   const employeeStillActive = lineSpans(family, line).some(
     (span) => span.member_id === family.subscriber.id && span.status !== 'cobra' && span.start_date <= lostFrom && (span.end_date === null || span.end_date >= lostFrom),
   )

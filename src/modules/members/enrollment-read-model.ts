@@ -95,7 +95,7 @@ export interface LoadedEvent {
 }
 
 /** Events that enrol a family from scratch (x12-834-notes.md, "New enrollment": installation, new hire, newly eligible). */
-export const NEW_ENROLLMENT_EVENTS: readonly string[] = ['initial_enrollment', 'new_hire', 'newly_eligible']
+const NEW_ENROLLMENT_EVENTS: readonly string[] = ['initial_enrollment', 'new_hire', 'newly_eligible']
 
 export interface LoadedFamily {
   subscriber: LoadedMember
@@ -300,8 +300,8 @@ export async function loadFamilies(
      WHERE member_id IN (SELECT id FROM members WHERE id = ANY(${idList}::uuid[]) OR subscriber_id = ANY(${idList}::uuid[]))
      ORDER BY member_id, plan_id, effective_date DESC, created_at DESC`, named)
   // Every event of the family (a change file names its loops after them), or for a full file only
-  // the latest on the coverage period (its eligibility date), straight off its index, with
-  // whether any of the family's events on the period enrolled it from scratch (enrolledAsNew).
+  // the latest on the coverage period (its eligibility date), with whether any of the family's
+  // events on the period enrolled it from scratch (enrolledAsNew).
   const eventsQuery = executeNamed(db, options.allEvents
     ? everyEventOf(idList)
     : sql<EventRow>`
