@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { createRenewal, memberIdsOf, openScenario, shapeOf, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
 import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
-import { CarrierFiles, completeWorkOrder, medical, memberLoops } from './helpers/life-event-scenarios.js'
+import { CarrierFiles, completeWorkOrder, dtp, medical, memberLoops } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
@@ -151,5 +151,39 @@ describe('COBRA reasons across plan years and product lines', () => {
     const full = await carrier2028.sync()
     const shapes = memberLoops(full[0]!.content).map(shapeOf(s.names))
     expect({ first: cobraLoops(firstLoops), renewal: cobraLoops(shapes) }).toEqual({ first: [['spouse', 'INS*N*01*021*09*C**5']], renewal: [['spouse', 'INS*N*01*021*EC*C**5']] })
+    // DTP*340, COBRA begin, is when her continuation began, which the carrier counts its months
+    // from; the coverage's 348 is the plan year's (before 2026-11-27 both said 2028-01-01).
+    const spouse = shapes.find((l) => l.member === 'spouse')!
+    expect(spouse.dates).toContain(dtp('340', '2027-07-01'))
+    expect(spouse.coverages.map((c) => c.dates)).toEqual([[dtp('348', '2028-01-01')]])
+  })
+
+  it('when an ex-spouse on COBRA changes plan, then the new plan’s loop keeps DTP*340 at the day her COBRA began', async () => {
+    const s = await openScenario(t, workers, operator, { families: [{}] })
+    await s.event(s.ids.subscriber!, { event: 'divorce', date: '2027-06-15', eligibility_start_date: '2027-07-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-06-30' }]) })
+    await s.event(s.ids.subscriber!, { event: 'cobra', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-07-01', status: 'cobra' as const }]) })
+    const first = await s.changeFile()
+    expect(first.shapes.find((l) => l.member === 'spouse' && l.ins.includes('*C*'))?.dates).toContain(dtp('340', '2027-07-01'))
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-09-10',
+      eligibility_start_date: '2027-10-01',
+      plan_elections: medical(s.group.plans.silver!.id, [{ member_id: s.ids.spouse!, start_date: '2027-10-01', status: 'cobra' as const }]),
+    })
+    const change = await s.changeFile()
+    // The notes' plan change (same line), under COBRA: one loop, 001*22, benefit status C; the old
+    // plan HD*024 (349 = new start - 1), the new HD*021 (348); no eligibility end, no new enrollment.
+    expect(change.shapes.filter((l) => l.member === 'spouse')).toEqual([
+      {
+        member: 'spouse',
+        ins: 'INS*N*01*001*22*C**5',
+        dates: [dtp('303', '2027-10-01'), dtp('340', '2027-07-01')],
+        coverages: [
+          { hd: 'HD*024**HLT*Gold PPO 500*IND', dates: [dtp('348', '2027-07-01'), dtp('349', '2027-09-30')] },
+          { hd: 'HD*021**HLT*Silver PPO 1500*IND', dates: [dtp('348', '2027-10-01')] },
+        ],
+      },
+    ])
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
   })
 })

@@ -247,7 +247,12 @@ function lineSpans(family: LoadedFamily, line: string): readonly { member_id: st
   return (family.spanHistory ?? family.spans).filter((span) => span.line === line)
 }
 
-/** The first day of the COBRA run on `line` that the record from `cobraStart` belongs to (a renewal's COBRA span continues last year's). */
+/**
+ * The first day of the COBRA run on `line` that the record from `cobraStart` belongs to (a
+ * renewal's COBRA span continues last year's; a plan change under COBRA continues the same run).
+ * It is DTP*340, COBRA begin: the carrier counts the continuation's 18 or 36 months from it, so a
+ * renewal's file must not restart it at the plan year (until 2026-11-27 it did).
+ */
 function continuationStart(family: LoadedFamily, memberId: string, line: string, cobraStart: string): string {
   const cobra = lineSpans(family, line).filter((span) => span.member_id === memberId && span.status === 'cobra')
   let start = cobraStart
@@ -352,7 +357,7 @@ export function fullFileMembers(family: LoadedFamily, context: ComposeContext): 
           eligibilityEndDate: null,
           benefitStatus: cobra ? 'cobra' : 'active',
           cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, family.latestEvent, cobra.line, cobra.startDate) : null,
-          cobraStartDate: cobra?.startDate ?? null,
+          cobraStartDate: cobra ? continuationStart(family, member.id, cobra.line, cobra.startDate) : null,
           event: family.latestEvent,
         },
         coverages,
@@ -400,6 +405,16 @@ function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[],
 const isPartner = (member: LoadedMember) =>
   member.kind === 'subscriber' || member.subscriber_relationship === 'spouse' || member.subscriber_relationship === 'registered_domestic_partner'
 const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra'
+
+/**
+ * A COBRA coverage starting a member's continuation on its line, not one carrying it on from the
+ * day before (a plan change under COBRA). Only the first is a new enrollment for the carrier
+ * (`021*09`); the second is a plan change like any other (`001*22`, old plan HD*024 and new plan
+ * HD*021 in one loop, x12-834-notes.md), and COBRA goes on. Until 2026-11-27 it was sent as a
+ * termination of the member (`024`, eligibility ended) followed by a new COBRA enrollment.
+ */
+const beginsCobra = (family: LoadedFamily, memberId: string) => (c: CoverageChange) =>
+  startsCobra(c) && continuationStart(family, memberId, c.record.line, c.record.startDate) === c.record.startDate
 
 /**
  * A change file's members for one family: for each member, the HD loops that bring the carrier's
@@ -483,9 +498,10 @@ export function changeFileMembers(
   /**
    * A member's loops: usually one. INS03, INS04 and INS05 are the loop's, so two are sent when one
    * cannot say it all, each read by the carrier after the one before:
-   * - COBRA coverages starting beside other changes go in a loop of their own, after; the first
-   *   is read without them (an ex-spouse's active coverage ending leaves nothing in force then:
-   *   024, benefit status A).
+   * - A COBRA continuation beginning beside changes to active coverage: the COBRA coverages'
+   *   changes go in a loop of their own, after; the first is read without them (an ex-spouse's
+   *   active coverage ending leaves nothing in force then: 024, benefit status A). A plan change
+   *   under COBRA that has already begun stays one loop (beginsCobra).
    * - A re-hire whose termination the carrier was never told, after a gap: first the termination
    *   (ending everything the carrier holds, named by the event before the re-hire), then the
    *   re-enrollment, as two files would say it. A re-hire of a member the carrier holds as ended
@@ -494,11 +510,12 @@ export function changeFileMembers(
   function loopsOf(member: LoadedMember, difference: CoverageChange[], known: { records: CarrierRecord[]; digest: string } | undefined, truth: CarrierRecord[], held: CarrierRecord[], digest: string) {
     const reinstate = (change: CoverageChange): CoverageChange => (change.kind === 'addition' ? { kind: 'reinstatement', record: change.record } : change)
     const changes = rehire && known !== undefined && nothingOpen(known.records) ? difference.map(reinstate) : difference
+    const begins = beginsCobra(family, member.id)
     const eventOf = (loopChanges: readonly CoverageChange[]) =>
-      loopChanges.some(startsCobra) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
-    if (changes.some(startsCobra) && changes.some((c) => !startsCobra(c))) {
-      const first = changes.filter((c) => !startsCobra(c))
-      const second = changes.filter(startsCobra)
+      loopChanges.some(begins) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
+    if (changes.some(begins) && changes.some((c) => c.record.status !== 'cobra')) {
+      const first = changes.filter((c) => c.record.status !== 'cobra')
+      const second = changes.filter((c) => c.record.status === 'cobra')
       const continuing = new Set(second.map((c) => c.record))
       return [
         { changes: first, event: eventOf(first), known, truth: truth.filter((record) => !continuing.has(record)) },
@@ -539,7 +556,7 @@ function composeChangeLoop(
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
   // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
   const maintenance: MaintenanceType =
-    !known || cobra?.kind === 'addition'
+    !known || (cobra?.kind === 'addition' && beginsCobra(family, member.id)(cobra))
       ? 'addition'
       : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(known.records)
         ? 'reinstatement'
@@ -565,7 +582,7 @@ function composeChangeLoop(
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',
       cobraQualifyingEvent: cobra ? cobraQualifyingEvent(family, member, event, cobra.record.line, cobra.record.startDate) : null,
-      cobraStartDate: cobra?.record.startDate ?? null,
+      cobraStartDate: cobra ? continuationStart(family, member.id, cobra.record.line, cobra.record.startDate) : null,
       event,
       maritalEvent,
     },
@@ -600,7 +617,7 @@ export function membersInForce(family: LoadedFamily, context: ComposeContext, da
           eligibilityEndDate: null,
           benefitStatus: cobra ? 'cobra' : 'active',
           cobraQualifyingEvent: null,
-          cobraStartDate: cobra?.startDate ?? null,
+          cobraStartDate: cobra ? continuationStart(family, member.id, cobra.line, cobra.startDate) : null,
           event: null,
         },
         held.map((record) => Object.assign(coverageLoop(family, context, member.id, { kind: 'addition', record }), { maintenance: 'audit' as const })),
