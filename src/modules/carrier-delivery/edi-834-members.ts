@@ -395,6 +395,8 @@ type DeathRole = 'deceased' | 'surviving_spouse' | 'survivor'
  */
 function reasonOf(event: LoadedEvent | null, changes: readonly CoverageChange[], maintenance: MaintenanceType, demographicsOnly: boolean, deathRole: DeathRole): MaintenanceReason {
   if (demographicsOnly) return 'identifying_data'
+  // The notes' reinstatement row: `025*41`, whichever event brought the coverage back (a COBRA end undone included).
+  if (maintenance === 'reinstatement') return 're_enrollment'
   if (!event) return 'no_reason'
   if (maintenance === 'addition' && changes.some(startsCobra)) return 'cobra'
   if (event.event === 'death') return deathRole === 'deceased' ? 'death' : deathRole === 'surviving_spouse' ? 'surviving_spouse' : 'no_reason'
@@ -407,14 +409,37 @@ const isPartner = (member: LoadedMember) =>
 const startsCobra = (c: CoverageChange) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra'
 
 /**
- * A COBRA coverage starting a member's continuation on its line, not one carrying it on from the
- * day before (a plan change under COBRA). Only the first is a new enrollment for the carrier
- * (`021*09`); the second is a plan change like any other (`001*22`, old plan HD*024 and new plan
- * HD*021 in one loop, x12-834-notes.md), and COBRA goes on. Until 2026-11-27 it was sent as a
+ * A COBRA coverage starting a member's continuation on its line for this plan year's carrier, not
+ * one carrying on a COBRA coverage of this plan year from the day before (a plan change under
+ * COBRA). Only the first is a new enrollment for the carrier (`021*09`); the second is a plan
+ * change like any other (`001*22`, old plan HD*024 and new plan HD*021 in one loop,
+ * x12-834-notes.md), and COBRA goes on. Last year's COBRA does not count: a renewal's carrier
+ * told the member active (a COBRA election after the renewal's full file) holds no COBRA to carry
+ * on, whatever DTP*340 then says. Until 2026-11-27 a plan change under COBRA was sent as a
  * termination of the member (`024`, eligibility ended) followed by a new COBRA enrollment.
  */
 const beginsCobra = (family: LoadedFamily, memberId: string) => (c: CoverageChange) =>
-  startsCobra(c) && continuationStart(family, memberId, c.record.line, c.record.startDate) === c.record.startDate
+  startsCobra(c) &&
+  !family.spans.some((span) => span.member_id === memberId && span.line === c.record.line && span.status === 'cobra' && span.end_date !== null && addDays(span.end_date, 1) === c.record.startDate)
+
+/**
+ * A member's changes in the loops they need, in the order the carrier reads them (INS03 and
+ * INS05 are the loop's): COBRA coverages beginning a continuation (with any COBRA coverage carrying
+ * it on in the same file) in a loop of their own, after the rest; and among the rest, COBRA
+ * coverages carried on to another plan apart from changes to active coverage (an employee's
+ * dental changing while its medical COBRA changes plan must not be told as COBRA). One group
+ * when nothing needs telling apart. Until 2026-11-27 the second split was missing (b320251).
+ */
+function loopGroups(changes: readonly CoverageChange[], begins: (c: CoverageChange) => boolean): CoverageChange[][] {
+  const beginning = changes.filter(begins)
+  const joinsBeginning = (c: CoverageChange) => beginning.length > 0 && startsCobra(c)
+  const rest = changes.filter((c) => !begins(c) && !joinsBeginning(c))
+  const beginningLoop = changes.filter((c) => begins(c) || joinsBeginning(c))
+  const active = rest.filter((c) => c.record.status !== 'cobra')
+  const cobra = rest.filter((c) => c.record.status === 'cobra')
+  const groups = cobra.some(startsCobra) && active.length > 0 ? [active, cobra] : [rest]
+  return [...groups, beginningLoop].filter((group) => group.length > 0)
+}
 
 /**
  * A change file's members for one family: for each member, the HD loops that bring the carrier's
@@ -498,10 +523,7 @@ export function changeFileMembers(
   /**
    * A member's loops: usually one. INS03, INS04 and INS05 are the loop's, so two are sent when one
    * cannot say it all, each read by the carrier after the one before:
-   * - A COBRA continuation beginning beside changes to active coverage: the COBRA coverages'
-   *   changes go in a loop of their own, after; the first is read without them (an ex-spouse's
-   *   active coverage ending leaves nothing in force then: 024, benefit status A). A plan change
-   *   under COBRA that has already begun stays one loop (beginsCobra).
+   * - COBRA coverage beginning, or carried on to another plan, beside other changes: loopGroups.
    * - A re-hire whose termination the carrier was never told, after a gap: first the termination
    *   (ending everything the carrier holds, named by the event before the re-hire), then the
    *   re-enrollment, as two files would say it. A re-hire of a member the carrier holds as ended
@@ -513,14 +535,14 @@ export function changeFileMembers(
     const begins = beginsCobra(family, member.id)
     const eventOf = (loopChanges: readonly CoverageChange[]) =>
       loopChanges.some(begins) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
-    if (changes.some(begins) && changes.some((c) => c.record.status !== 'cobra')) {
-      const first = changes.filter((c) => c.record.status !== 'cobra')
-      const second = changes.filter((c) => c.record.status === 'cobra')
-      const continuing = new Set(second.map((c) => c.record))
-      return [
-        { changes: first, event: eventOf(first), known, truth: truth.filter((record) => !continuing.has(record)) },
-        { changes: second, event: eventOf(second), known: { records: held, digest }, truth },
-      ]
+    const groups = loopGroups(changes, begins)
+    if (groups.length > 1) {
+      // Each loop is read without what the loops after it bring (an ex-spouse's active coverage
+      // ending before her COBRA begins leaves nothing in force then: 024, benefit status A).
+      return groups.map((group, k) => {
+        const later = new Set(groups.slice(k + 1).flatMap((after) => after.map((c) => c.record)))
+        return { changes: group, event: eventOf(group), known: k === 0 ? known : { records: held, digest }, truth: truth.filter((record) => !later.has(record)) }
+      })
     }
     if (rehire && known !== undefined && !nothingOpen(known.records)) {
       const added = new Set(changes.filter((c) => c.kind === 'addition').map((c) => c.record))
@@ -556,7 +578,7 @@ function composeChangeLoop(
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
   // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
   const maintenance: MaintenanceType =
-    !known || (cobra?.kind === 'addition' && beginsCobra(family, member.id)(cobra))
+    !known || changes.some((c) => c.kind === 'addition' && beginsCobra(family, member.id)(c))
       ? 'addition'
       : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(known.records)
         ? 'reinstatement'
