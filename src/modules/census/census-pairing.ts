@@ -30,13 +30,7 @@ export async function readCensusKeys(tx: Executor, source: CensusSource, hashSsn
   for await (const batch of source.batches(batchSize)) {
     const first = subscriberCount
     subscriberCount += batch.length
-    // The separator and the subscriber hashed apart: joined first, each subscriber's text was copied once more.
-    if (digestSubscribers) {
-      batch.forEach((subscriber, offset) => {
-        if (first + offset > 0) digest.update(',')
-        digest.update(JSON.stringify(subscriber))
-      })
-    }
+    if (digestSubscribers) batch.forEach((subscriber, offset) => digest.update(`${first + offset === 0 ? '' : ','}${JSON.stringify(subscriber)}`))
     // The platform's keys are read and written meanwhile: let their answers in (lib/event-loop.ts).
     await turnOfEventLoop()
     const keys = batch.map((subscriber, offset) => ({ position: first + offset, keys: ruleKeys(censusSubscriberIdentity(subscriber, hashSsn)) }))

@@ -206,39 +206,3 @@ describe('comparing coverages', () => {
     expect(found.map((d) => [d.parameter, d.planId])).toEqual([['plan_start_date', 'plan-den'], ['plan_start_date', 'plan-med']])
   })
 })
-
-describe('members with at most one coverage a side (compared without the plan maps) find what the general comparison finds', () => {
-  function random(seed: number) {
-    let state = seed
-    return (n: number) => {
-      state = (state * 1103515245 + 12345) % 2147483648
-      return state % n
-    }
-  }
-  const pick = <T>(next: (n: number) => number, values: readonly T[]) => values[next(values.length)]!
-  function coverage(next: (n: number) => number, plans: readonly (string | null)[]): ComparableCoverage {
-    const planId = pick(next, plans)
-    return {
-      planId,
-      planReference: planId === null ? 'UNKNOWN-9' : `ref-${planId}`,
-      startDate: pick(next, ['2027-01-01', '2027-02-01', null]),
-      endDate: pick(next, [null, '2027-12-31']),
-      volume: pick(next, [null, 5_000_000, 4_000_000]),
-      primaryCareProviderNpi: pick(next, [null, '1234567893']),
-    }
-  }
-  /** A coverage both sides hold alike, on a plan of its own: it adds no discrepancy but sends both sides down the general path. */
-  const alike: ComparableCoverage = { planId: 'plan-zz', planReference: 'ZZ', startDate: '2027-01-01', endDate: null, volume: null, primaryCareProviderNpi: null }
-  const pairOf = (platform: ComparableMember, carrier: ComparableMember): MemberMatch => ({ pairs: [{ platform, carrier, matchedBy: 'ssn_and_birth_date' }], platformOnly: [], carrierOnly: [] })
-
-  it('when 500 random pairs of zero or one coverage a side are compared alone and beside a coverage they share, then the discrepancies are the same', () => {
-    const next = random(7)
-    for (let round = 0; round < 500; round++) {
-      const platformCoverages = next(4) === 0 ? [] : [coverage(next, ['plan-a', 'plan-b'])]
-      const carrierCoverages = next(4) === 0 ? [] : [coverage(next, ['plan-a', 'plan-b', null])]
-      const single = compareMembers(pairOf(subscriber('p', { coverages: platformCoverages }), subscriber('c', { coverages: carrierCoverages })))
-      const general = compareMembers(pairOf(subscriber('p', { coverages: [...platformCoverages, alike] }), subscriber('c', { coverages: [...carrierCoverages, alike] })))
-      expect(single, `round ${round}`).toEqual(general)
-    }
-  })
-})

@@ -128,36 +128,7 @@ function byPlan(coverages: readonly ComparableCoverage[]): Map<string, Comparabl
   return plans
 }
 
-/** Two coverages of one plan, span against span: each coverage field compared. */
-function compareSpans(platformSpan: ComparableCoverage, carrierSpan: ComparableCoverage, where: Where, out: FoundMemberDiscrepancy[]): void {
-  for (const rule of COVERAGE_RULES) {
-    const found = compareField(rule, platformSpan, carrierSpan, where)
-    if (found) out.push(found)
-  }
-}
-
-/**
- * compareCoverages for a member holding at most one coverage on each side, as nearly all do: the
- * same discrepancies in the same order, without the plan maps (a census's members made hundreds of
- * thousands of them).
- */
-function compareSingleCoverages(platform: ComparableMember, carrier: ComparableMember, out: FoundMemberDiscrepancy[]): void {
-  const platformSpan = platform.coverages[0]?.planId == null ? undefined : platform.coverages[0]
-  let carrierSpan = carrier.coverages[0]
-  if (carrierSpan && carrierSpan.planId === null) {
-    out.push({ memberId: platform.key, censusKey: carrier.key, planId: null, parameter: 'plan_id', kind: 'value_invalid', carrier: carrierSpan.planReference, platform: null })
-    carrierSpan = undefined
-  }
-  if (platformSpan && carrierSpan && platformSpan.planId === carrierSpan.planId) {
-    compareSpans(platformSpan, carrierSpan, { memberId: platform.key, censusKey: carrier.key, planId: platformSpan.planId }, out)
-    return
-  }
-  if (platformSpan) out.push({ memberId: platform.key, censusKey: carrier.key, planId: platformSpan.planId, parameter: 'coverage', kind: 'carrier_missing', carrier: null, platform: coverageSummary(platformSpan) })
-  if (carrierSpan) out.push({ memberId: platform.key, censusKey: carrier.key, planId: carrierSpan.planId, parameter: 'coverage', kind: 'platform_missing', carrier: coverageSummary(carrierSpan), platform: null })
-}
-
 function compareCoverages(platform: ComparableMember, carrier: ComparableMember, out: FoundMemberDiscrepancy[]): void {
-  if (platform.coverages.length <= 1 && carrier.coverages.length <= 1) return compareSingleCoverages(platform, carrier, out)
   const member = { memberId: platform.key, censusKey: carrier.key }
   for (const coverage of carrier.coverages) {
     if (coverage.planId !== null) continue
@@ -174,7 +145,10 @@ function compareCoverages(platform: ComparableMember, carrier: ComparableMember,
       const platformSpan = platformSpans[i]
       const carrierSpan = carrierSpans[i]
       if (platformSpan && carrierSpan) {
-        compareSpans(platformSpan, carrierSpan, where, out)
+        for (const rule of COVERAGE_RULES) {
+          const found = compareField(rule, platformSpan, carrierSpan, where)
+          if (found) out.push(found)
+        }
       } else if (platformSpan) {
         out.push({ ...where, parameter: 'coverage', kind: 'carrier_missing', carrier: null, platform: coverageSummary(platformSpan) })
       } else if (carrierSpan) {

@@ -166,37 +166,3 @@ describe('members one side lacks', () => {
     ])
   })
 })
-
-describe('small groups paired by scanning (matchGroup up to 16 a side) pair as the indexed pairing does', () => {
-  // A seeded generator: the same cases every run, many collisions between few values.
-  function random(seed: number) {
-    let state = seed
-    return (n: number) => {
-      state = (state * 1103515245 + 12345) % 2147483648
-      return state % n
-    }
-  }
-  const pick = <T>(next: (n: number) => number, values: readonly T[]) => values[next(values.length)]!
-  function member(next: (n: number) => number, key: string): ComparableMember {
-    return person(key, {
-      carrierMemberId: pick(next, [null, null, 'C1', 'C2', 'c1 ']),
-      ssnHash: pick(next, [null, 'h1', 'h2']),
-      firstName: pick(next, ['Jane', 'Ann', 'jane']),
-      lastName: pick(next, ['Doe', 'Roe']),
-      birthDate: pick(next, ['1985-03-14', '1990-01-01', null]),
-    })
-  }
-  /** Members nothing else can pair with: enough of them to send the group down the indexed path. */
-  const strangers = (side: string) => Array.from({ length: 20 }, (_, i) => person(`${side}-x${i}`, { carrierMemberId: `${side}-only-${i}`, ssnHash: `${side}-h${i}`, firstName: `${side}${i}`, birthDate: '1900-01-01' }))
-
-  it('when 500 random small groups are paired with and without strangers beside them, then the pairs among the group are the same', () => {
-    const next = random(42)
-    for (let round = 0; round < 500; round++) {
-      const platform = Array.from({ length: 1 + next(6) }, (_, i) => member(next, `p${i}`))
-      const carrier = Array.from({ length: 1 + next(6) }, (_, i) => member(next, `c${i}`))
-      const scanned = summary(matchMembers(platform, carrier)).pairs
-      const indexed = summary(matchMembers([...platform, ...strangers('p')], [...carrier, ...strangers('c')])).pairs
-      expect(scanned, `round ${round}`).toEqual(Object.fromEntries(Object.entries(indexed).filter(([key]) => !key.startsWith('p-x'))))
-    }
-  })
-})

@@ -44,12 +44,6 @@ export function ruleKeys(member: MatchIdentity): (string | null)[] {
 }
 
 /**
- * Groups this small (a family's dependents, nearly always) are paired by scanning: a few Maps per
- * family were a large share of what a 50,000-family census allocated, for lists of one or two.
- */
-const SCAN_AT_MOST = 16
-
-/**
  * Pairs two groups of members (all subscribers, or the dependents of one matched family). Maps
  * keep it linear: one index of the unmatched platform members per rule, looked up by each
  * unmatched carrier member. Among platform members sharing a key the earliest is taken, except
@@ -59,7 +53,6 @@ function matchGroup(platform: readonly ComparableMember[], carrier: readonly Com
   if (platform.length === 0 || carrier.length === 0) return
   const platformKeys = platform.map(ruleKeys)
   const carrierKeys = carrier.map(ruleKeys)
-  if (platform.length <= SCAN_AT_MOST && carrier.length <= SCAN_AT_MOST) return scanGroup(platform, carrier, platformKeys, carrierKeys, pairs)
   // A carrier id held by two members of one side is no identity (carriers often file a family
   // under one id): pairing whoever comes first would cross a spouse and a child. The weaker rules
   // pair them instead.
@@ -91,36 +84,6 @@ function matchGroup(platform: readonly ComparableMember[], carrier: readonly Com
       carrierTaken[j] = true
       pairs.push({ platform: platform[i]!, carrier: carrier[j]!, matchedBy: rule })
     })
-  })
-}
-
-/**
- * matchGroup's pairing without indexes, for small groups: the same pairs in the same order. Under
- * each rule, each free carrier member in order takes the earliest free platform member holding
- * its key, which is what matchGroup's candidate lists give.
- */
-function scanGroup(platform: readonly ComparableMember[], carrier: readonly ComparableMember[], platformKeys: (string | null)[][], carrierKeys: (string | null)[][], pairs: Pair[]): void {
-  // A carrier id two members of one side hold is not used (see matchGroup).
-  for (const keys of [platformKeys, carrierKeys]) {
-    const shared = keys.map((memberKeys, a) => memberKeys[0] !== null && keys.some((other, b) => b !== a && other[0] === memberKeys[0]))
-    shared.forEach((isShared, a) => {
-      if (isShared) keys[a]![0] = null
-    })
-  }
-  const platformTaken = new Array<boolean>(platform.length).fill(false)
-  const carrierTaken = new Array<boolean>(carrier.length).fill(false)
-  RULES.forEach((rule, r) => {
-    for (let j = 0; j < carrier.length; j++) {
-      const key = carrierKeys[j]![r]
-      if (carrierTaken[j] || !key) continue
-      for (let i = 0; i < platform.length; i++) {
-        if (platformTaken[i] || platformKeys[i]![r] !== key) continue
-        platformTaken[i] = true
-        carrierTaken[j] = true
-        pairs.push({ platform: platform[i]!, carrier: carrier[j]!, matchedBy: rule })
-        break
-      }
-    }
   })
 }
 

@@ -158,41 +158,12 @@ function streetKey(line1: unknown, line2: unknown): string {
   return words.filter((word, i) => !(word === 'unit' && words[i - 1] === 'unit')).join(' ')
 }
 
-const ADDRESS_FIELDS = ['address_line_1', 'address_line_2', 'city', 'state', 'zip'] as const
-
-/**
- * Addresses already normalised, by their five fields when all are text (or absent): a census
- * compares each address with the platform's, nearly always the same, and working one out makes a
- * dozen short-lived strings and arrays. Bounded as `memoised` is.
- */
-let knownAddresses = new Map<string, Normalised>()
-
 /** A residential address: street (line 1 + 2, abbreviations above), city as free text, state code and ZIP-5. */
 export const normaliseAddress: Normaliser = (raw) => {
   if (raw === null || raw === undefined) return EMPTY
   if (typeof raw !== 'object' || Array.isArray(raw)) return INVALID
   const address = raw as Record<string, unknown>
-  let key: string | null = ''
-  for (const name of ADDRESS_FIELDS) {
-    const value = address[name]
-    if (value === null || value === undefined) key += '\u0001'
-    else if (typeof value === 'string') key += `\u0000${value}`
-    else {
-      key = null
-      break
-    }
-  }
-  if (key === null) return addressKey(address)
-  const known = knownAddresses.get(key)
-  if (known) return known
-  const answer = addressKey(address)
-  if (knownAddresses.size >= MEMO_ENTRIES) knownAddresses = new Map()
-  knownAddresses.set(key, answer)
-  return answer
-}
-
-function addressKey(address: Record<string, unknown>): Normalised {
-  const fields = ADDRESS_FIELDS.map((name) => address[name])
+  const fields = ['address_line_1', 'address_line_2', 'city', 'state', 'zip'].map((name) => address[name])
   if (fields.every(isBlank)) return EMPTY
   const [line1, line2, city, state, zip] = fields
   const stateCode = isBlank(state) ? '' : stateKey(state)
