@@ -101,6 +101,35 @@ describe('several life events of one family in one change window', () => {
     expect(loopOf(file.shapes, 'baby').dates).toEqual([dtp('303', '2027-01-01'), dtp('356', '2027-01-01')])
   })
 
+  // A divorce, then a birth told after it (the child's coverage from the plan year's start) in
+  // the same window. A member the carrier holds is named by the latest event of the window that
+  // set or replaced its active coverage: the ex-spouse's end is the divorce's alone; the
+  // subscriber's level from 04-01 (FAM told, E2D now: one child and the newborn) both changed,
+  // and the birth came last (until 2026-11-27 every loop took the window's latest event: the
+  // ex-spouse went out 024*02).
+  it('when a divorce and then a birth of one family go in one change file, then the ex-spouse is 024*01, the newborn 021*02 and the subscriber 001*02', async () => {
+    const s = await scenario({ families: [{}] })
+    const baby = await addDependent(s, s.ids.subscriber!, { ...dependentBody({ label: 'baby', relationship: 'child', birthDate: '2026-11-20' }, 'Doe1'), first_name: 'Ivy' })
+    s.names.set(baby, 'baby')
+    await s.event(s.ids.subscriber!, {
+      event: 'divorce',
+      date: '2027-03-15',
+      eligibility_start_date: '2027-04-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]),
+    })
+    await s.event(s.ids.subscriber!, {
+      event: 'birth',
+      date: '2026-11-24',
+      eligibility_start_date: '2027-01-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: baby, start_date: '2027-01-01' }]),
+    })
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    expect(loopOf(file.shapes, 'spouse').ins).toBe('INS*N*01*024*01*A')
+    expect(loopOf(file.shapes, 'baby').ins).toBe('INS*N*19*021*02*A')
+    expect(loopOf(file.shapes, 'subscriber').ins).toBe('INS*Y*18*001*02*A***FT')
+  })
+
   // Notes: New enrollment (newly eligible) `INS*…*021*28`, "356 eligibility begin". A child
   // enrolled from 2027-05-01 and ended 2027-06-30 by a later event in the same window is still an
   // enrollment from 2027-05-01 (HD*021 348, with its 349).

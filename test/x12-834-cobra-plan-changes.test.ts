@@ -92,13 +92,12 @@ describe('COBRA plan changes and DTP*340', () => {
     await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: cobra(s.group.plans.silver!.id, s.ids.spouse!, '2027-07-01') })
     const file = await s.changeFile()
     const spouse = loopsOf(file.shapes, 'spouse')
-    // The COBRA run the carrier was never told goes in one new enrollment carrying both plans. (The
-    // loops that are not COBRA are named by the window's latest other event, here the plan
-    // change's loss_of_coverage (EC), not the divorce (01): docs/decisions.md, "Several events in
-    // one file"; not asserted here.)
-    expect(spouse.map((l) => l.ins.split('*')[3])).toEqual(['024', '021'])
-    expect(spouse[0]!.ins.split('*')[5]).toBe('A')
-    expect(spouse[1]!.ins).toBe('INS*N*01*021*09*C**5')
+    // The COBRA run the carrier was never told goes in one new enrollment carrying both plans. The
+    // active coverage's end and the subscriber's new level are the divorce's (01), not the later
+    // plan change's (EC): each loop is named by the latest event that set what it changes (until
+    // 2026-11-27 every loop took the window's latest event but a COBRA election).
+    expect(spouse.map((l) => l.ins)).toEqual(['INS*N*01*024*01*A', 'INS*N*01*021*09*C**5'])
+    expect(loopsOf(file.shapes, 'subscriber').map((l) => l.ins)).toEqual(['INS*Y*18*001*01*A***FT'])
     expect(spouse[1]!.dates).toContain(dtp('340', '2027-04-01'))
     expect(spouse[1]!.coverages).toEqual([hd(`HD*021**HLT*${GOLD}*IND`, dtp('348', '2027-04-01'), dtp('349', '2027-06-30')), hd(`HD*021**HLT*${SILVER}*IND`, dtp('348', '2027-07-01'))])
     await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))

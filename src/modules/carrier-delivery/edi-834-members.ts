@@ -477,11 +477,28 @@ export function changeFileMembers(
   const broughtBy = (member: LoadedMember): LoadedEvent | null => {
     let earliest: number | undefined
     for (const set of family.coverageEvents) {
-      if (set.member_id !== member.id) continue
+      if (set.member_id !== member.id || set.replaced) continue
       const index = position.get(set.qualifying_life_event_id)
       if (index !== undefined && (earliest === undefined || index < earliest)) earliest = index
     }
     return earliest === undefined ? null : events[earliest]!
+  }
+
+  /**
+   * The latest event of this file, other than a COBRA election, that set or replaced one of a
+   * member's active coverage spans: what names a loop changing them for a member the carrier
+   * holds. A divorce ending an ex-spouse's coverage, then a birth or a plan change of her COBRA in
+   * the same file: her loop ending the active coverage is the divorce's (`024*01`), whatever the
+   * family did after it; the employee's, whose level both changed, the latest's.
+   */
+  const changedBy = (member: LoadedMember): LoadedEvent | null => {
+    let latest: number | undefined
+    for (const set of family.coverageEvents) {
+      if (set.member_id !== member.id) continue
+      const index = position.get(set.qualifying_life_event_id)
+      if (index !== undefined && events[index]!.event !== 'cobra' && (latest === undefined || index > latest)) latest = index
+    }
+    return latest === undefined ? null : events[latest]!
   }
 
   // A re-hire names the loops of a family it brings back: the event before it in this file (the
@@ -534,7 +551,13 @@ export function changeFileMembers(
     const changes = rehire && known !== undefined && nothingOpen(known.records) ? difference.map(reinstate) : difference
     const begins = beginsCobra(family, member.id)
     const eventOf = (loopChanges: readonly CoverageChange[]) =>
-      loopChanges.some(begins) ? cobraEvent : known === undefined ? (broughtBy(member) ?? otherEvent) : otherEvent
+      loopChanges.some(begins)
+        ? cobraEvent
+        : known === undefined
+          ? (broughtBy(member) ?? otherEvent)
+          : loopChanges.some((c) => c.record.status !== 'cobra')
+            ? (changedBy(member) ?? otherEvent)
+            : otherEvent
     const groups = loopGroups(changes, begins)
     if (groups.length > 1) {
       // Each loop is read without what the loops after it bring (an ex-spouse's active coverage

@@ -119,10 +119,12 @@ export interface LoadedFamily {
   enrolledAsNew: boolean
   /**
    * With `allEvents`: which life events set each member's active coverages on the coverage
-   * period, those a later event replaced included (member id, event id). A change file names a
-   * member the carrier was never sent by the event that brought it (edi-834-members.ts).
+   * period, those a later event replaced included (member id, event id), and which replaced one
+   * (`replaced`: the event that voided a span, a divorce re-levelling the employee's). A change
+   * file names a member the carrier was never sent by the event that brought it, and another
+   * member's loop by the latest event that changed its coverage (edi-834-members.ts).
    */
-  coverageEvents: { member_id: string; qualifying_life_event_id: string }[]
+  coverageEvents: { member_id: string; qualifying_life_event_id: string; replaced: boolean }[]
   /**
    * With `cobraHistory`, for a family holding COBRA coverage: every span of its members on any
    * coverage period (line, status, dates; an end no later than its period's end, since a plan
@@ -313,12 +315,16 @@ export async function loadFamilies(
          ORDER BY subscriber_id, created_at DESC, id DESC`,
     named,
   )
-  type CoverageEventRow = { subscriber_id: string; member_id: string; qualifying_life_event_id: string }
+  type CoverageEventRow = { subscriber_id: string; member_id: string; qualifying_life_event_id: string; replaced: boolean }
   const coverageEventsQuery = options.allEvents
     ? executeNamed(db, sql<CoverageEventRow>`
-        SELECT DISTINCT subscriber_id, member_id, qualifying_life_event_id
+        SELECT DISTINCT subscriber_id, member_id, qualifying_life_event_id, false AS replaced
           FROM coverage_spans
-         WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId} AND status <> 'cobra'`, named)
+         WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId} AND status <> 'cobra'
+        UNION
+        SELECT DISTINCT subscriber_id, member_id, voided_by_event_id, true
+          FROM coverage_spans
+         WHERE subscriber_id = ANY(${idList}::uuid[]) AND coverage_period_id = ${coveragePeriodId} AND status <> 'cobra' AND voided_by_event_id IS NOT NULL`, named)
     : Promise.resolve({ rows: [] as CoverageEventRow[] })
   const [members, spans, pcps, events, coverageEvents] = await Promise.all([membersQuery, spansQuery, pcpsQuery, eventsQuery, coverageEventsQuery])
 
@@ -353,7 +359,7 @@ export async function loadFamilies(
   }
   attachEvents(families, events.rows, coveragePeriodId)
   if (options.cobraHistory) await loadCobraHistory(db, families, coveragePeriodId, !options.allEvents)
-  for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id })
+  for (const row of coverageEvents.rows) families.get(row.subscriber_id)?.coverageEvents.push({ member_id: row.member_id, qualifying_life_event_id: row.qualifying_life_event_id, replaced: row.replaced })
   if (options.withCoverages) {
     const onDate = referenceDate(window, options.today ?? todayUtc())
     for (const family of families.values()) family.coverages = coveragesOn(family, window, onDate)
