@@ -485,16 +485,19 @@ export function changeFileMembers(
   }
 
   /**
-   * The latest event of this file, other than a COBRA election, that set or replaced one of a
-   * member's active coverage spans: what names a loop changing them for a member the carrier
-   * holds. A divorce ending an ex-spouse's coverage, then a birth or a plan change of her COBRA in
-   * the same file: her loop ending the active coverage is the divorce's (`024*01`), whatever the
-   * family did after it; the employee's, whose level both changed, the latest's.
+   * The latest event of this file, other than a COBRA election, that changed what a loop tells
+   * of a member the carrier holds: the events that set one of its active coverage spans and, for
+   * the subscriber, those that replaced one (a new coverage level: levels are told on the
+   * subscriber's loop only). A dependent's span replaced for its level alone (a birth re-levels
+   * everyone still covered) changes nothing told of it. A divorce ending an ex-spouse's coverage,
+   * then a birth or a plan change of her COBRA in the same file: her loop is the divorce's
+   * (`024*01`), whatever the family did after it; the employee's, whose level both changed, the
+   * latest's.
    */
   const changedBy = (member: LoadedMember): LoadedEvent | null => {
     let latest: number | undefined
     for (const set of family.coverageEvents) {
-      if (set.member_id !== member.id) continue
+      if (set.member_id !== member.id || (set.replaced && member.kind !== 'subscriber')) continue
       const index = position.get(set.qualifying_life_event_id)
       if (index !== undefined && events[index]!.event !== 'cobra' && (latest === undefined || index > latest)) latest = index
     }
