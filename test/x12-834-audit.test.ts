@@ -86,6 +86,16 @@ describe('several life events of one family in one change window', () => {
   /** A divorce: the spouse's gold ends on 2027-03-31. */
   const divorceOfSpouse = (s: Awaited<ReturnType<typeof scenario>>) =>
     s.event(s.ids.subscriber!, { event: 'divorce', date: '2027-03-15', eligibility_start_date: '2027-04-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
+  /** A life event ending a member's gold (held from the plan year's start) on `end`; eligible from the day after. */
+  const endingGold = (s: Awaited<ReturnType<typeof scenario>>, event: 'death' | 'loss_of_coverage', date: string, memberId: string, end: string) =>
+    s.event(s.ids.subscriber!, { event, date, eligibility_start_date: addDays(end, 1), plan_elections: medical(s.group.plans.gold!.id, [{ member_id: memberId, start_date: '2027-01-01', end_date: end }]) })
+  /** The family's change file, once the roster the carrier builds from it is checked against the platform's coverage. */
+  async function changeFileMatchingTruth(s: Awaited<ReturnType<typeof scenario>>) {
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    return file
+  }
+  const familyWithSpouse = () => scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }] }] })
 
   // Same rows of the notes, the other way round: a divorce after a birth in one window.
   // Divorce: ex-spouse `INS*N*01*024*01`; Birth: child `INS*N*19*021*02`.
@@ -270,57 +280,52 @@ describe('several life events of one family in one change window', () => {
   // the event that ended it. Cases from a review of 477d93f (2026-11-27), each wrong before.
   describe('an event that re-levels a dependent does not name its loop', () => {
     it('when a divorce and then a birth from the plan year’s start go in one file (a family of two), then the ex-spouse is 024*01', async () => {
-      const s = await scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }] }] })
+      const s = await familyWithSpouse()
       const baby = await addBaby(s)
       await divorceOfSpouse(s)
       await birthOf(s, baby)
-      const file = await s.changeFile()
-      await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+      const file = await changeFileMatchingTruth(s)
       expect(loopOf(file.shapes, 'spouse').ins).toBe('INS*N*01*024*01*A')
       expect(loopOf(file.shapes, 'baby').ins).toBe('INS*N*19*021*02*A')
     })
 
     it('when a divorce and then a child newly eligible before it took effect go in one file, then the ex-spouse is 024*01 and the child 021*28', async () => {
-      const s = await scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }] }] })
+      const s = await familyWithSpouse()
       const kid = await addDependent(s, s.ids.subscriber!, dependentBody({ label: 'kid', relationship: 'child', birthDate: '2012-03-03' }, 'Doe1'))
       s.names.set(kid, 'kid')
       await divorceOfSpouse(s)
       await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-01-20', eligibility_start_date: '2027-02-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: kid, start_date: '2027-02-01' }]) })
-      const file = await s.changeFile()
-      await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+      const file = await changeFileMatchingTruth(s)
       expect(loopOf(file.shapes, 'spouse').ins).toBe('INS*N*01*024*01*A')
       expect(loopOf(file.shapes, 'kid').ins).toBe('INS*N*19*021*28*A')
     })
 
     it('when the spouse’s death and then a birth go in one file, then the spouse is 024*03', async () => {
-      const s = await scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }] }] })
+      const s = await familyWithSpouse()
       const baby = await addBaby(s)
-      await s.event(s.ids.subscriber!, { event: 'death', date: '2027-05-20', eligibility_start_date: '2027-06-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-05-31' }]) })
+      await endingGold(s, 'death', '2027-05-20', s.ids.spouse!, '2027-05-31')
       await birthOf(s, baby)
-      const file = await s.changeFile()
-      await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+      const file = await changeFileMatchingTruth(s)
       expect(loopOf(file.shapes, 'spouse').ins).toBe('INS*N*01*024*03*A')
     })
 
     it('when one child’s coverage ends and a later event is the other child’s death, then the living child is 024*EC, not 03', async () => {
       const s = await scenario({ families: [{ dependents: [{ label: 'child1', relationship: 'child', birthDate: '2012-03-03' }, { label: 'child2', relationship: 'child', birthDate: '2014-04-04' }] }] })
-      await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child1!, start_date: '2027-01-01', end_date: '2027-06-30' }]) })
-      await s.event(s.ids.subscriber!, { event: 'death', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child2!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
-      const file = await s.changeFile()
-      await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+      await endingGold(s, 'loss_of_coverage', '2027-06-10', s.ids.child1!, '2027-06-30')
+      await endingGold(s, 'death', '2027-03-20', s.ids.child2!, '2027-03-31')
+      const file = await changeFileMatchingTruth(s)
       expect(loopOf(file.shapes, 'child1').ins).toBe('INS*N*19*024*EC*A')
       expect(loopOf(file.shapes, 'child2').ins).toBe('INS*N*19*024*03*A')
     })
 
     it('when a child the carrier holds as ended is newly eligible again and a birth follows in the same file, then the child is 001*28 with DTP*356 at its new start', async () => {
       const s = await scenario({ families: [{ dependents: [{ label: 'child', relationship: 'child', birthDate: '2012-03-03' }] }] })
-      await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-01-10', eligibility_start_date: '2027-02-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-01-31' }]) })
+      await endingGold(s, 'loss_of_coverage', '2027-01-10', s.ids.child!, '2027-01-31')
       await s.changeFile()
       const baby = await addBaby(s)
       await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-04-20', eligibility_start_date: '2027-05-01', plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.child!, start_date: '2027-05-01' }]) })
       await birthOf(s, baby)
-      const file = await s.changeFile()
-      await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+      const file = await changeFileMatchingTruth(s)
       const child = loopOf(file.shapes, 'child')
       expect(child.ins).toBe('INS*N*19*001*28*A')
       expect(child.dates).toContain(dtp('356', '2027-05-01'))

@@ -471,19 +471,26 @@ export function changeFileMembers(
   const maritalEvent = [...events].reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null
   const position = new Map(events.map((event, index) => [event.id, index]))
   /**
+   * Where in `events` the events of this file stand that wrote a member's active coverage spans:
+   * those that set one, and with `replacedToo` those that replaced one (voided it for another).
+   */
+  const positionsWriting = (member: LoadedMember, replacedToo: boolean): number[] => {
+    const found: number[] = []
+    for (const written of family.coverageEvents) {
+      if (written.member_id !== member.id || (written.replaced && !replacedToo)) continue
+      const index = position.get(written.qualifying_life_event_id)
+      if (index !== undefined) found.push(index)
+    }
+    return found
+  }
+  /**
    * The earliest event of this file that set one of a member's active coverages, replaced since
    * or not (see above): a child enrolled, then given an end by a later event, was brought by the first.
    */
   const broughtBy = (member: LoadedMember): LoadedEvent | null => {
-    let earliest: number | undefined
-    for (const set of family.coverageEvents) {
-      if (set.member_id !== member.id || set.replaced) continue
-      const index = position.get(set.qualifying_life_event_id)
-      if (index !== undefined && (earliest === undefined || index < earliest)) earliest = index
-    }
-    return earliest === undefined ? null : events[earliest]!
+    const found = positionsWriting(member, false)
+    return found.length === 0 ? null : events[Math.min(...found)]!
   }
-
   /**
    * The latest event of this file, other than a COBRA election, that changed what a loop tells
    * of a member the carrier holds: the events that set one of its active coverage spans and, for
@@ -495,13 +502,8 @@ export function changeFileMembers(
    * latest's.
    */
   const changedBy = (member: LoadedMember): LoadedEvent | null => {
-    let latest: number | undefined
-    for (const set of family.coverageEvents) {
-      if (set.member_id !== member.id || (set.replaced && member.kind !== 'subscriber')) continue
-      const index = position.get(set.qualifying_life_event_id)
-      if (index !== undefined && events[index]!.event !== 'cobra' && (latest === undefined || index > latest)) latest = index
-    }
-    return latest === undefined ? null : events[latest]!
+    const found = positionsWriting(member, member.kind === 'subscriber').filter((index) => events[index]!.event !== 'cobra')
+    return found.length === 0 ? null : events[Math.max(...found)]!
   }
 
   // A re-hire names the loops of a family it brings back: the event before it in this file (the
@@ -602,9 +604,10 @@ function composeChangeLoop(
 ): Edi834Member {
   const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
+  const begins = beginsCobra(family, member.id)
   // COBRA continuation is a new enrollment for the carrier (x12-834-notes.md: INS*…*021*09*C).
   const maintenance: MaintenanceType =
-    !known || changes.some((c) => c.kind === 'addition' && beginsCobra(family, member.id)(c))
+    !known || changes.some((c) => c.kind === 'addition' && begins(c))
       ? 'addition'
       : changes.some((c) => c.kind === 'reinstatement') && nothingOpen(known.records)
         ? 'reinstatement'
