@@ -618,12 +618,15 @@ function composeChangeLoop(
   const startsActive = changes.some((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status !== 'cobra')
   const inCobra = cobra !== undefined || (!startsActive && truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today)))
   const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
-  // A loop ending the member's coverage (024) takes effect when the member stops being covered:
-  // DTP*303 is the day after the last day covered, as for a termination alone, even when the loop
-  // also tells an earlier change (a divorce's new level, a plan change): those keep their own
-  // dates in their HD loops (HD*001's DTP*303, HD*024's 349, HD*021's 348). Until 2026-11-28 it
-  // was the earliest change's date, and a carrier keying the termination on 303 ended an employee
-  // divorced in March and terminated in September from April.
+  // A loop ending the member's coverage (024) takes effect when the member stops being covered by
+  // what this loop tells: the day after the latest end among its changes (a line ended or
+  // cancelled, a line added with its end), even when it also tells an earlier change (a divorce's
+  // new level, a plan change): those keep their own dates in their HD loops (HD*001's DTP*303,
+  // HD*024's 349, HD*021's 348). Ends the carrier was told in earlier files are not this loop's.
+  // Until 2026-11-28 it was the earliest change's date, and a carrier keying the termination on
+  // 303 ended an employee divorced in March and terminated in September from April.
+  const endsTold = changes.flatMap((c) => (c.kind !== 'change' && c.record.endDate !== null ? [c.record.endDate] : [])).sort()
+  const terminationTakesEffect = endsTold.length > 0 ? addDays(endsTold.at(-1)!, 1) : null
   // A member the carrier holds with nothing open (its eligibility end told) whose coverage starts
   // again is eligible again: DTP*356, as for an addition (x12-834-notes.md, New enrollment).
   const eligibleAgain = maintenance === 'change' && known !== undefined && nothingOpen(known.records) && changes.some((c) => c.kind === 'addition')
@@ -634,7 +637,7 @@ function composeChangeLoop(
     {
       maintenance,
       reason: reasonOf(event, changes, maintenance, changes.length === 0, deathRole),
-      maintenanceEffectiveDate: maintenance === 'termination' && lastCovered !== null ? addDays(lastCovered, 1) : (effectiveDates[0] ?? context.today),
+      maintenanceEffectiveDate: maintenance === 'termination' && terminationTakesEffect !== null ? terminationTakesEffect : (effectiveDates[0] ?? context.today),
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' || eligibleAgain ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',
