@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
 import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, loop, memberIdsOf, openScenario, updateSubscriber } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
   addDays,
@@ -31,17 +31,8 @@ import { call, expectProblem, type Credential, type TestApp } from './helpers/te
  * Dates: today is the real clock (2026-11-25 when written); plan years are 2027, so changes are
  * future-dated, except in the retroactive-limit test, whose plan year is around today.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 

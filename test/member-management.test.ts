@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
-import { installThroughApi, settle, startCarrierTestBed, type ApiInstallation, type CarrierTestBed } from './helpers/carrier-side.js'
+import { installThroughApi, settle, type ApiInstallation, carrierTestBedForFile } from './helpers/carrier-side.js'
 import { expectValid834 } from './helpers/edi-834-assertions.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -9,17 +9,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * transaction, changes travel together in one change file, and nothing is recorded before the
  * group is installed.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const transactionsOf = (coveragePeriodId: string) =>
   t.db.selectFrom('member_transactions').select(['kind', 'status', 'member_id', 'file_delivery_id']).where('coverage_period_id', '=', coveragePeriodId).orderBy('created_at').orderBy('id').execute()

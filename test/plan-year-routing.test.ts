@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { expireCoveragePeriods } from '../src/modules/coverage-periods/coverage-period-expiry.js'
-import { installThroughApi, settle, startCarrierTestBed, type ApiInstallation, type CarrierTestBed } from './helpers/carrier-side.js'
+import { installThroughApi, settle, type ApiInstallation, carrierTestBedForFile } from './helpers/carrier-side.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
 /**
@@ -10,17 +10,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * nothing about the next; an expired period receives nothing. Expiry runs at the dates the test
  * gives it.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const ok = async (res: Promise<{ statusCode: number; body: string }>, status = 201) => {
   const answer = await res

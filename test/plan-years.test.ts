@@ -1,11 +1,11 @@
 import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { createWorkers } from '../src/main/workers.js'
 import { createCoveragePeriodExpiryCheck, expireCoveragePeriods } from '../src/modules/coverage-periods/coverage-period-expiry.js'
 import { isFirstCoveragePeriodWithCarrier } from '../src/modules/coverage-periods/coverage-periods.repo.js'
 import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
-import { installThroughApi, settle, startCarrierTestBed, type ApiInstallation, type CarrierTestBed } from './helpers/carrier-side.js'
+import { installThroughApi, settle, type ApiInstallation, carrierTestBedForFile } from './helpers/carrier-side.js'
 import { deliveriesOf, insertWatcher } from './helpers/error-fixtures.js'
 import { insertGroupWithLocation } from './helpers/installation-factories.js'
 import { call, startTestApp, testSsnProtection, type Credential, type TestApp } from './helpers/test-app.js'
@@ -16,17 +16,8 @@ import { openIsolatedDatabase, testCarrierSettings, testWebhookSettings, waitFor
  * passes, and renewals go through the API and the sandbox carriers. The database is this file's
  * own (expiry touches every coverage period of a database, and the workers claim every due job).
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const SIGN_OFF = { name: 'Pat Smith', title: 'CFO', date: '2026-10-15' }
 const stateOf = async (who: Credential, coveragePeriodId: string) => (await call(t.app, who, 'GET', `/coverage_periods/${coveragePeriodId}`)).json().coverage_period.state

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { check834 } from '../src/modules/edi-834/edi-834.rules.js'
-import { settle, startCarrierTestBed, installThroughApi, type CarrierTestBed } from './helpers/carrier-side.js'
+import { settle, startCarrierTestBed, installThroughApi, type CarrierTestBed, carrierTestBedForFile } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
   addDays,
@@ -24,17 +24,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * non-empty city, N401 needs two characters; there is a place called Y in Alaska) and a last name
  * in a script the 834 cannot carry (sanitised to nothing: NM103 is then missing).
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const ok = (res: { statusCode: number; body: string }, status = 200) => {
   expect(res.statusCode, res.body).toBe(status)

@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createHousekeeping } from '../src/jobs/housekeeping.js'
 import type { Workers } from '../src/main/workers.js'
 import { memberIdsOf, openScenario, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
-import { settle, startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { settle, carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dependentBody, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import { call, expectProblem, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -15,17 +15,8 @@ import { call, expectProblem, type Credential, type TestApp } from './helpers/te
  * carrier for good. Each test drives the API against aetna (an edi carrier that does not act on
  * its own), the carrier's roster rebuilt without the rejected files.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec = { families: [{}] }) => openScenario(t, workers, operator, spec)
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
 import { GOLD, hd, memberIdsOf, openScenario, loopOf, loopsOf } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import type { Credential, TestApp } from './helpers/test-app.js'
 
@@ -13,17 +13,8 @@ import type { Credential, TestApp } from './helpers/test-app.js'
  * coverage continues, ends or moves to COBRA). Same harness as test/x12-834-audit.test.ts: aetna,
  * an edi carrier that does not act on its own, plan year 2027 (every change future-dated).
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 

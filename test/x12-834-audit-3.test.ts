@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { GOLD, SILVER, createRenewal, hd, loop, loopOf, memberIdsOf, openScenario, shapeOf, updateSubscriber, addDependent, type Scenario } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { CarrierFiles, addDays, completeWorkOrder, dependentBody, dtp, medical, memberLoops, todayUtc, type GroupSpec } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -14,17 +14,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * force (INS03 `001`, not `024`), and open enrollment at renewal when a member is dropped or only
  * one of two lines changes. Same harness: aetna, an edi carrier that does not act on its own.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 

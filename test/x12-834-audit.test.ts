@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
 import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, loopOf } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
   addDays,
@@ -26,17 +26,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  *
  * Plan years are 2027 (the clock says 2026-11 when written), so every change is future-dated.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 

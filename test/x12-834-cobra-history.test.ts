@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { createRenewal, memberIdsOf, openScenario, shapeOf, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { CarrierFiles, completeWorkOrder, dtp, medical, memberLoops } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -16,16 +16,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * a review of 2026-11-27, each wrong before the fix.
  */
 
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const cobraLoops = (shapes: readonly { member: string; ins: string }[]) => shapes.filter((l) => l.ins.split('*')[5] === 'C').map((l) => [l.member, l.ins])
 

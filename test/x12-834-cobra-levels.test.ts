@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { GOLD, hd, loop, memberIdsOf, openScenario, loopsOf } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import type { Credential, TestApp } from './helpers/test-app.js'
 
@@ -19,17 +19,8 @@ import type { Credential, TestApp } from './helpers/test-app.js'
  * Each test drives the API (aetna, an edi carrier that does not act on its own) through the shared
  * harness and reads the change files' loops. Plan year 2027: every change is future-dated.
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const scenario = (spec: GroupSpec) => openScenario(t, workers, operator, spec)
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { GOLD, SILVER, createRenewal, hd, loop, loopsOf, memberIdsOf, openScenario, shapeOf, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { CarrierFiles, completeWorkOrder, dtp, medical, memberLoops } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -17,16 +17,8 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * 340 COBRA begin, 348 = COBRA coverage start. INS03/INS05 are the loop's.
  */
 
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const cobra = (planId: string, member_id: string, start_date: string, end_date?: string) =>
   medical(planId, [{ member_id, start_date, status: 'cobra' as const, ...(end_date ? { end_date } : {}) }])

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { GOLD, hd, memberIdsOf, openScenario, updateSubscriber, type Scenario } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import type { Credential, TestApp } from './helpers/test-app.js'
 
@@ -13,17 +13,8 @@ import type { Credential, TestApp } from './helpers/test-app.js'
  * employee's employment status (part time, leave of absence) and sends the `cobra` election.
  * Until 2026-11-27 such a family went out as terminated (`1`), its children as aged out (`7`).
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 const FAMILY: GroupSpec = {
   families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }, { label: 'child', relationship: 'child', birthDate: '2015-09-09' }] }],

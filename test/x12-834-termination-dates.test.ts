@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { GOLD, SILVER, hd, loopOf, loopsOf, memberIdsOf, openScenario, type LoopShape, type Scenario } from './helpers/change-file-scenarios.js'
-import { startCarrierTestBed, type CarrierTestBed } from './helpers/carrier-side.js'
+import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
 
@@ -14,18 +14,11 @@ import { call, type Credential, type TestApp } from './helpers/test-app.js'
  * carrier keying the termination on 303 ended the employee six months early. A review of the first
  * fix (the day after the member's latest end of the plan year) wrote the cases below the first
  * describe: ends told in earlier files, cancellations, COBRA, deaths and re-hires; its four
- * cases of ends told before failed on that fix.
+ * cases of ends told before failed on that fix. A second review found a cancelled line's record
+ * carrying an end told before (the cases of cancellations told with an end, after them).
  */
-let bed: CarrierTestBed
-let t: TestApp
-let workers: Workers
-let operator: Credential
-beforeAll(async () => {
-  bed = await startCarrierTestBed()
-  ;({ t, workers } = bed)
-  operator = await t.newOperator()
-})
-afterAll(async () => bed?.close())
+let t: TestApp, workers: Workers, operator: Credential
+carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))
 
 describe('DTP*303 of a termination loop that tells an earlier change too', () => {
   it('when a divorce in March and a termination of employment in September go in one file, then the employee’s 024*08 loop is dated 10-01 and its new level keeps 04-01', async () => {
@@ -268,4 +261,109 @@ describe('DTP*303 of a termination loop in life events told together', () => {
     expect(back!.ins).toMatch(/^INS\*Y\*18\*025\*41/)
   })
 
+})
+
+describe('DTP*303 of a 024 loop cancelling a coverage told with an end', () => {
+  // The child's coverage ended 03-31 (told); a re-enrolment 07-01..11-30 is told; then it is
+  // cancelled before its start. The loop's one change is HD*024 348 07-01 349 06-30: it takes
+  // effect 07-01. The cancellation's record is the one told (end 11-30): dated by that end, the
+  // loop would say 12-01, five months after what it tells and eight after 357 = 03-31.
+  it('when a child’s re-enrolment told as 07-01..11-30 is cancelled before its start, then the 024 loop is dated 07-01, not the day after the cancelled coverage’s told end (12-01)', async () => {
+    const s = await scenario({ families: [{}] })
+    const gold = s.group.plans.gold!.id
+    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-03-10', eligibility_start_date: '2027-04-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
+    await s.changeFile()
+    await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-11-30' }]) })
+    await s.changeFile()
+    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-06-30' }]) })
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const child = loopOf(file.shapes, 'child')
+    expect(child.ins).toMatch(/^INS\*N\*19\*024\*/)
+    expect(child.coverages).toEqual([hd(`HD*024**HLT*${GOLD}*FAM`, dtp('348', '2027-07-01'), dtp('349', '2027-06-30'))])
+    expect(d303(child)).toEqual([dtp('303', '2027-07-01')])
+  })
+
+  // The brief's retroactive termination, with the future-dated termination told first. Told: gold
+  // 01-01..06-30, silver 07-01..11-30 (a plan change, then employment ending 11-30). The
+  // termination is then moved back to 05-31: gold's end 05-31 (HD*024 349 0531), silver never
+  // takes effect (HD*024 348 0701 349 0630). Coverage ends after 05-31: 303 = 06-01, 357 = 05-31.
+  // Dated by silver's told end (11-30), it would say 303 = 12-01 beside 357 = 05-31 and 349s of
+  // 05-31 and 06-30: a carrier keying the termination on 303 would keep the employee to 11-30.
+  it('when a termination told for 11-30 (after a told plan change from 07-01) is moved back to 05-31, then the 024*08 loop is dated 06-01 with 357 = 05-31, not 12-01', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    const me = s.ids.subscriber!
+    const gold = s.group.plans.gold!.id
+    const silver = s.group.plans.silver!.id
+    await s.event(me, { event: 'loss_of_coverage', date: '2027-04-10', eligibility_start_date: '2027-07-01', plan_elections: medical(silver, [{ member_id: me, start_date: '2027-07-01' }]) })
+    await s.event(me, { event: 'termination_of_employment', date: '2027-04-20', eligibility_start_date: '2027-12-01', plan_elections: medical(silver, [{ member_id: me, start_date: '2027-07-01', end_date: '2027-11-30' }]) })
+    await s.changeFile()
+    await s.event(me, { event: 'termination_of_employment', date: '2027-05-20', eligibility_start_date: '2027-06-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-05-31' }]) })
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const employee = loopOf(file.shapes, 'subscriber')
+    expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*08/)
+    expect(employee.coverages).toEqual([
+      hd(`HD*024**HLT*${SILVER}*EMP`, dtp('348', '2027-07-01'), dtp('349', '2027-06-30')),
+      hd(`HD*024**HLT*${GOLD}*EMP`, dtp('348', '2027-01-01'), dtp('349', '2027-05-31')),
+    ])
+    expect(employee.dates).toContain(dtp('357', '2027-05-31'))
+    expect(d303(employee)).toEqual([dtp('303', '2027-06-01')])
+  })
+
+  // Same, told plan change open-ended (no told end): the cancellation adds no end, and the loop is
+  // dated by the termination of the old plan.
+  it('when a retroactive termination (05-31) cancels a told open-ended plan change from 07-01, then the 024*08 loop is dated 06-01 with 357 = 05-31', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    const me = s.ids.subscriber!
+    const gold = s.group.plans.gold!.id
+    const silver = s.group.plans.silver!.id
+    await s.event(me, { event: 'loss_of_coverage', date: '2027-04-10', eligibility_start_date: '2027-07-01', plan_elections: medical(silver, [{ member_id: me, start_date: '2027-07-01' }]) })
+    await s.changeFile()
+    await s.event(me, { event: 'termination_of_employment', date: '2027-05-20', eligibility_start_date: '2027-06-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-05-31' }]) })
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const employee = loopOf(file.shapes, 'subscriber')
+    expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*08/)
+    expect(employee.dates).toContain(dtp('357', '2027-05-31'))
+    expect(d303(employee)).toEqual([dtp('303', '2027-06-01')])
+  })
+})
+
+// A 024 loop telling changes of several lines dated apart has no one right 303: pinned as the rule
+// gives it (docs/decisions.md), the day after the latest end it tells.
+describe('DTP*303 of a 024 loop that tells a level change after the ends it tells', () => {
+  // Told: employee, spouse and child terminated 09-30 (gold), the employee's dental too. One file
+  // then says the employee's dental really ended 06-30 and the spouse left 07-31 (divorce): the
+  // employee's loop tells HD*024 DEN 349 0630 and HD*001 gold (FAM → E1D) from 08-01. Nothing is
+  // open, so 024. It is dated 07-01 (dental's end), a month before the level change the same loop
+  // tells, with 357 = 09-30: the rule as recorded (a correction of one line's end is dated by its
+  // own change), though a carrier ending the member on 303 would drop medical three months early.
+  it('when a 024 loop tells a dental end (06-30) and a medical level change from 08-01 under a medical end told before (09-30), then it is dated 07-01, before its own HD*001 (303 = 08-01), with 357 = 09-30', async () => {
+    const s = await scenario({ families: [{}] })
+    const dentalId = await addDentalPlan(s)
+    const gold = s.group.plans.gold!.id
+    const me = s.ids.subscriber!
+    await s.event(me, { event: 'newly_eligible', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01' }]) })
+    await s.changeFile()
+    await s.event(me, {
+      event: 'termination_of_employment',
+      date: '2027-09-15',
+      eligibility_start_date: '2027-10-01',
+      plan_elections: { ...medical(gold, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-09-30' }))), ...dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-09-30' }]) },
+    })
+    await s.changeFile()
+    await s.event(me, { event: 'divorce', date: '2027-07-15', eligibility_start_date: '2027-08-01', plan_elections: medical(gold, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-07-31' }]) })
+    await s.event(me, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-06-30' }]) })
+    const file = await s.changeFile()
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const employee = loopOf(file.shapes, 'subscriber')
+    expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*/)
+    expect(employee.coverages).toEqual([
+      hd(`HD*024**DEN*${DENTAL}*EMP`, dtp('348', '2027-04-01'), dtp('349', '2027-06-30')),
+      hd(`HD*001**HLT*${GOLD}*E1D`, dtp('303', '2027-08-01'), dtp('348', '2027-01-01')),
+    ])
+    expect(employee.dates).toContain(dtp('357', '2027-09-30'))
+    expect(d303(employee)).toEqual([dtp('303', '2027-07-01')])
+  })
 })

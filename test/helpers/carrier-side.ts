@@ -1,5 +1,5 @@
 import pino from 'pino'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { createWorkers, type Workers } from '../../src/main/workers.js'
 import type { CarrierSettings } from '../../src/modules/carrier-delivery/carrier-settings.js'
 import { CarrierCatalog } from '../../src/modules/carriers/carriers.catalog.js'
@@ -126,6 +126,27 @@ export interface CarrierTestBed {
   workers: Workers
   settings: CarrierSettings
   close(): Promise<void>
+}
+
+/** What a test file works with on its carrier test bed: the app, its workers and an operator. */
+export interface CarrierTestFile {
+  t: TestApp
+  workers: Workers
+  operator: Credential
+}
+
+/**
+ * One carrier test bed for the tests of a file: started (with an operator) before them, closed
+ * after. `use` receives it once started, for the file's own variables:
+ * `carrierTestBedForFile((bed) => ({ t, workers, operator } = bed))`.
+ */
+export function carrierTestBedForFile(use: (bed: CarrierTestFile) => void): void {
+  let bed: CarrierTestBed | undefined
+  beforeAll(async () => {
+    bed = await startCarrierTestBed()
+    use({ t: bed.t, workers: bed.workers, operator: await bed.t.newOperator() })
+  })
+  afterAll(async () => bed?.close())
 }
 
 /**

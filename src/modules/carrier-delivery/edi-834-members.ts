@@ -619,13 +619,15 @@ function composeChangeLoop(
   const inCobra = cobra !== undefined || (!startsActive && truth.some((record) => record.status === 'cobra' && (record.endDate === null || record.endDate >= context.today)))
   const lastCovered = truth.map((record) => record.endDate!).sort().at(-1) ?? null
   // A loop ending the member's coverage (024) takes effect when the member stops being covered by
-  // what this loop tells: the day after the latest end among its changes (a line ended or
-  // cancelled, a line added with its end), even when it also tells an earlier change (a divorce's
-  // new level, a plan change): those keep their own dates in their HD loops (HD*001's DTP*303,
-  // HD*024's 349, HD*021's 348). Ends the carrier was told in earlier files are not this loop's.
-  // Until 2026-11-28 it was the earliest change's date, and a carrier keying the termination on
-  // 303 ended an employee divorced in March and terminated in September from April.
-  const endsTold = changes.flatMap((c) => (c.kind !== 'change' && c.record.endDate !== null ? [c.record.endDate] : [])).sort()
+  // what this loop tells: the day after the latest end among its changes (a line ended, a line
+  // added or reinstated with its end), even when it also tells an earlier change (a divorce's new
+  // level, a plan change): those keep their own dates in their HD loops (HD*001's DTP*303, HD*024's
+  // 349, HD*021's 348). A cancelled line ends nothing (it never takes effect, and its record's end
+  // is one told in an earlier file, if any): a loop of cancellations alone keeps the earliest
+  // cancelled start. Until 2026-11-28 a 024 loop took its earliest change's date, and a carrier
+  // keying the termination on 303 ended an employee divorced in March and terminated in September
+  // from April.
+  const endsTold = changes.flatMap((c) => (c.kind !== 'change' && c.kind !== 'cancellation' && c.record.endDate !== null ? [c.record.endDate] : [])).sort()
   const terminationTakesEffect = endsTold.length > 0 ? addDays(endsTold.at(-1)!, 1) : null
   // A member the carrier holds with nothing open (its eligibility end told) whose coverage starts
   // again is eligible again: DTP*356, as for an addition (x12-834-notes.md, New enrollment).
