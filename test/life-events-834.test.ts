@@ -204,6 +204,24 @@ describe('life events in the 834 change file', () => {
     })
   }
 
+  // DMG04 is the subscriber's latest marital status among the file's window: a divorce that changed
+  // no coverage (the separation before it had already ended the spouse's) records no transaction
+  // of its own, and still makes the employee divorced. Until 2026-11-28 the loop said X.
+  it('when a legal separation ends the spouse’s coverage and a divorce that changes no coverage follows in the same window, then the subscriber’s DMG04 is D and the loops keep the separation’s code', async () => {
+    const s = await scenario({ families: [{}] })
+    const gold = s.group.plans.gold!.id
+    const spouseEnds = medical(gold, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }])
+    await s.event(s.ids.subscriber!, { event: 'legal_separation', date: '2027-03-15', eligibility_start_date: '2027-04-01', plan_elections: spouseEnds })
+    await s.event(s.ids.subscriber!, { event: 'divorce', date: '2027-05-15', eligibility_start_date: '2027-06-01', plan_elections: spouseEnds })
+    const file = await s.changeFile()
+    expect(file.shapes.map((l) => [l.member, l.ins])).toEqual([
+      ['subscriber', 'INS*Y*18*001*31*A***FT'],
+      ['spouse', 'INS*N*01*024*31*A'],
+    ])
+    expect(file.loops[0]!.dmg).toBe('DMG*D8*19850615*F*D')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+
   it('when employment ends, then every loop of the family is 024*08 with HD*024 349 = last day and 357, and the subscriber carries INS08 TE and 337 = the event date', async () => {
     const s = await scenario({ families: [{}, {}] })
     expect(await s.carrier.coverages(s.ids.spouse!, '2027-05-01')).toEqual([cov('gold', '2027-01-01', null, 'family')])

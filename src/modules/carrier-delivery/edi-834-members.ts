@@ -468,7 +468,12 @@ export function changeFileMembers(
   const latest = (which: (e: LoadedEvent) => boolean) => [...events].reverse().find(which) ?? events.at(-1) ?? null
   const cobraEvent = latest((e) => e.event === 'cobra')
   const otherEvent = latest((e) => e.event !== 'cobra')
-  const maritalEvent = [...events].reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null
+  // DMG04: the latest marriage, divorce or legal separation posted since this file's first event,
+  // whether or not it changed coverage. One that changed none (a divorce after the separation
+  // that ended the spouse's coverage) records no transaction, so it is among the family's events
+  // but not the file's; until 2026-11-28 such a file told the divorced employee separated (X).
+  const firstOfFile = Math.min(...events.map((event) => family.events.findIndex((e) => e.id === event.id)).filter((index) => index >= 0))
+  const maritalEvent = Number.isFinite(firstOfFile) ? ([...family.events.slice(firstOfFile)].reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null) : null
   const position = new Map(events.map((event, index) => [event.id, index]))
   /**
    * Where in `events` the events of this file stand that wrote a member's active coverage spans:
