@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
 import { linesHeldTwice } from '../src/modules/edi-834/edi-834.roster.js'
-import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, loopOf } from './helpers/change-file-scenarios.js'
+import { GOLD, shapeOf, SILVER, addDependent, createRenewal, hd, memberIdsOf, openScenario, updateSubscriber, loopOf, changeFileMatchingTruth } from './helpers/change-file-scenarios.js'
 import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import {
   CarrierFiles,
@@ -80,12 +80,6 @@ describe('several life events of one family in one change window', () => {
   /** A life event ending a member's gold (held from the plan year's start) on `end`; eligible from the day after. */
   const endingGold = (s: Awaited<ReturnType<typeof scenario>>, event: 'death' | 'loss_of_coverage', date: string, memberId: string, end: string) =>
     s.event(s.ids.subscriber!, { event, date, eligibility_start_date: addDays(end, 1), plan_elections: medical(s.group.plans.gold!.id, [{ member_id: memberId, start_date: '2027-01-01', end_date: end }]) })
-  /** The family's change file, once the roster the carrier builds from it is checked against the platform's coverage. */
-  async function changeFileMatchingTruth(s: Awaited<ReturnType<typeof scenario>>) {
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
-    return file
-  }
   const familyWithSpouse = () => scenario({ families: [{ dependents: [{ label: 'spouse', relationship: 'spouse', birthDate: '1984-02-02' }] }] })
 
   // Same rows of the notes, the other way round: a divorce after a birth in one window.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Workers } from '../src/main/workers.js'
-import { GOLD, SILVER, hd, loopOf, loopsOf, memberIdsOf, openScenario, type LoopShape, type Scenario } from './helpers/change-file-scenarios.js'
+import { GOLD, SILVER, hd, loopOf, loopsOf, openScenario, type LoopShape, type Scenario, changeFileMatchingTruth } from './helpers/change-file-scenarios.js'
 import { carrierTestBedForFile } from './helpers/carrier-side.js'
 import { dtp, medical, type GroupSpec } from './helpers/life-event-scenarios.js'
 import { call, type Credential, type TestApp } from './helpers/test-app.js'
@@ -31,8 +31,7 @@ describe('DTP*303 of a termination loop that tells an earlier change too', () =>
       eligibility_start_date: '2027-10-01',
       plan_elections: medical(gold, [s.ids.subscriber!, s.ids.child!].map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-09-30' }))),
     })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
 
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toBe('INS*Y*18*024*08*A***TE')
@@ -61,8 +60,7 @@ describe('DTP*303 of a termination loop that tells an earlier change too', () =>
       eligibility_start_date: '2027-10-01',
       plan_elections: medical(silver, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-07-01', end_date: '2027-09-30' }))),
     })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     expect(file.shapes.map((l) => l.ins)).toEqual(['INS*Y*18*024*08*A***TE', 'INS*N*01*024*08*A', 'INS*N*19*024*08*A'])
     for (const l of file.shapes) {
       expect(l.dates.filter((d) => d.startsWith('DTP*303'))).toEqual([dtp('303', '2027-10-01')])
@@ -114,8 +112,7 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
       eligibility_start_date: '2027-07-01',
       plan_elections: dental(dentalId, [{ member_id: s.ids.subscriber!, start_date: '2027-04-01', end_date: '2027-06-30' }]),
     })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*/)
     expect(employee.coverages).toEqual([hd(`HD*024**DEN*${DENTAL}*EMP`, dtp('348', '2027-04-01'), dtp('349', '2027-06-30'))])
@@ -135,8 +132,7 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
     await s.event(me, { event: 'loss_of_coverage', date: '2027-09-10', eligibility_start_date: '2027-10-01', plan_elections: medical(s.group.plans.silver!.id, [{ member_id: me, start_date: '2027-10-01' }]) })
     await s.changeFile()
     await s.event(me, { event: 'loss_of_coverage', date: '2027-09-20', eligibility_start_date: '2027-10-01', plan_elections: medical(s.group.plans.silver!.id, [{ member_id: me, start_date: '2027-10-01', end_date: '2027-09-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*/)
     expect(employee.coverages).toEqual([hd(`HD*024**HLT*${SILVER}*EMP`, dtp('348', '2027-10-01'), dtp('349', '2027-09-30'))])
@@ -147,21 +143,24 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
   // coverage is cancelled before it starts. truth holds only the old record: lastCovered = 03-31,
   // and the loop must not be dated 04-01, three months before the coverage it cancels and a date
   // the carrier was told in an earlier file, but 07-01, when the cancellation takes effect.
-  it('when a child re-enrolled from 07-01 after an end told on 03-31 is cancelled before the start, then the 024 loop is dated 07-01, not the day after the old end (04-01)', async () => {
-    const s = await scenario({ families: [{}] })
-    const gold = s.group.plans.gold!.id
-    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-03-10', eligibility_start_date: '2027-04-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
-    await s.changeFile()
-    await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01' }]) })
-    await s.changeFile()
-    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-06-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
-    const child = loopOf(file.shapes, 'child')
-    expect(child.ins).toMatch(/^INS\*N\*19\*024\*/)
-    expect(child.coverages).toEqual([hd(`HD*024**HLT*${GOLD}*FAM`, dtp('348', '2027-07-01'), dtp('349', '2027-06-30'))])
-    expect(d303(child)).toEqual([dtp('303', '2027-07-01')])
-  })
+  // Told open-ended or with its end (11-30): a cancellation's record is the one told, and its end
+  // must not date the loop either (12-01, five months after what it tells, eight after 357).
+  for (const toldEnd of [undefined, '2027-11-30']) {
+    it(`when a child re-enrolled from 07-01${toldEnd ? ` to ${toldEnd.slice(5)}` : ''} after an end told on 03-31 is cancelled before the start, then the 024 loop is dated 07-01, not the day after the old end (04-01)${toldEnd ? ' nor after the cancelled end' : ''}`, async () => {
+      const s = await scenario({ families: [{}] })
+      const gold = s.group.plans.gold!.id
+      await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-03-10', eligibility_start_date: '2027-04-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
+      await s.changeFile()
+      await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', ...(toldEnd ? { end_date: toldEnd } : {}) }]) })
+      await s.changeFile()
+      await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-06-30' }]) })
+      const file = await changeFileMatchingTruth(s)
+      const child = loopOf(file.shapes, 'child')
+      expect(child.ins).toMatch(/^INS\*N\*19\*024\*/)
+      expect(child.coverages).toEqual([hd(`HD*024**HLT*${GOLD}*FAM`, dtp('348', '2027-07-01'), dtp('349', '2027-06-30'))])
+      expect(d303(child)).toEqual([dtp('303', '2027-07-01')])
+    })
+  }
 
   // As the child's: a re-hire told, then cancelled before its start. The loop's one change (HD*024
   // 348 07-01, 349 06-30) takes effect 07-01, not the day after the March termination the carrier
@@ -176,8 +175,7 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
     await s.event(me, { event: 're_hire', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-07-01' }]) })
     await s.changeFile()
     await s.event(me, { event: 'termination_of_employment', date: '2027-06-25', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-07-01', end_date: '2027-06-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     expect(loopOf(file.shapes, 'subscriber').ins).toMatch(/^INS\*Y\*18\*024\*08/)
     expect(d303(loopOf(file.shapes, 'subscriber'))).toEqual([dtp('303', '2027-07-01')])
   })
@@ -196,8 +194,7 @@ describe('DTP*303 of a termination loop in life events told together', () => {
       eligibility_start_date: '2027-10-01',
       plan_elections: { ...medical(s.group.plans.gold!.id, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-09-30' }]), ...dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-09-15' }]) },
     })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toBe('INS*Y*18*024*08*A***TE')
     expect(d303(employee)).toEqual([dtp('303', '2027-10-01')])
@@ -210,8 +207,7 @@ describe('DTP*303 of a termination loop in life events told together', () => {
     await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-03-10', eligibility_start_date: '2027-04-01', plan_elections: medical(s.group.plans.silver!.id, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-04-01' }))) })
     await s.event(s.ids.subscriber!, { event: 'termination_of_employment', date: '2027-09-15', eligibility_start_date: '2027-10-01', plan_elections: medical(s.group.plans.silver!.id, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-04-01', end_date: '2027-09-30' }))) })
     await s.event(s.ids.subscriber!, { event: 'cobra', date: '2027-09-20', eligibility_start_date: '2027-10-01', plan_elections: medical(gold, [s.ids.subscriber!, s.ids.spouse!].map((member_id) => ({ member_id, start_date: '2027-10-01', status: 'cobra' as const }))) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const [ended, continued] = loopsOf(file.shapes, 'subscriber')
     expect(ended!.ins).toMatch(/^INS\*Y\*18\*024\*08\*A/)
     expect(d303(ended!)).toEqual([dtp('303', '2027-10-01')])
@@ -227,8 +223,7 @@ describe('DTP*303 of a termination loop in life events told together', () => {
     await s.changeFile()
     await s.event(me, { event: 'loss_of_coverage', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(s.group.plans.silver!.id, [{ member_id: me, start_date: '2027-07-01', status: 'cobra' as const }]) })
     await s.event(me, { event: 'loss_of_coverage', date: '2027-09-10', eligibility_start_date: '2027-10-01', plan_elections: medical(s.group.plans.silver!.id, [{ member_id: me, start_date: '2027-07-01', end_date: '2027-09-30', status: 'cobra' as const }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*/)
     expect(d303(employee)).toEqual([dtp('303', '2027-10-01')])
@@ -239,8 +234,7 @@ describe('DTP*303 of a termination loop in life events told together', () => {
     const s = await scenario({ families: [{}] })
     await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(s.group.plans.silver!.id, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-07-01' }))) })
     await s.event(s.ids.subscriber!, { event: 'death', date: '2027-09-12', eligibility_start_date: '2027-10-01', plan_elections: medical(s.group.plans.silver!.id, [{ member_id: s.ids.spouse!, start_date: '2027-07-01', end_date: '2027-09-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const spouse = loopOf(file.shapes, 'spouse')
     expect(spouse.ins).toBe('INS*N*01*024*03*A')
     expect(d303(spouse)).toEqual([dtp('303', '2027-10-01')])
@@ -253,8 +247,7 @@ describe('DTP*303 of a termination loop in life events told together', () => {
     const gold = s.group.plans.gold!.id
     await s.event(me, { event: 'termination_of_employment', date: '2027-03-16', eligibility_start_date: '2027-04-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
     await s.event(me, { event: 're_hire', date: '2027-07-01', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-07-01' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const [ended, back] = loopsOf(file.shapes, 'subscriber')
     expect(ended!.ins).toMatch(/^INS\*Y\*18\*024\*08/)
     expect(d303(ended!)).toEqual([dtp('303', '2027-04-01')])
@@ -264,26 +257,6 @@ describe('DTP*303 of a termination loop in life events told together', () => {
 })
 
 describe('DTP*303 of a 024 loop cancelling a coverage told with an end', () => {
-  // The child's coverage ended 03-31 (told); a re-enrolment 07-01..11-30 is told; then it is
-  // cancelled before its start. The loop's one change is HD*024 348 07-01 349 06-30: it takes
-  // effect 07-01. The cancellation's record is the one told (end 11-30): dated by that end, the
-  // loop would say 12-01, five months after what it tells and eight after 357 = 03-31.
-  it('when a child’s re-enrolment told as 07-01..11-30 is cancelled before its start, then the 024 loop is dated 07-01, not the day after the cancelled coverage’s told end (12-01)', async () => {
-    const s = await scenario({ families: [{}] })
-    const gold = s.group.plans.gold!.id
-    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-03-10', eligibility_start_date: '2027-04-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-01-01', end_date: '2027-03-31' }]) })
-    await s.changeFile()
-    await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-06-10', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-11-30' }]) })
-    await s.changeFile()
-    await s.event(s.ids.subscriber!, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: medical(gold, [{ member_id: s.ids.child!, start_date: '2027-07-01', end_date: '2027-06-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
-    const child = loopOf(file.shapes, 'child')
-    expect(child.ins).toMatch(/^INS\*N\*19\*024\*/)
-    expect(child.coverages).toEqual([hd(`HD*024**HLT*${GOLD}*FAM`, dtp('348', '2027-07-01'), dtp('349', '2027-06-30'))])
-    expect(d303(child)).toEqual([dtp('303', '2027-07-01')])
-  })
-
   // The brief's retroactive termination, with the future-dated termination told first. Told: gold
   // 01-01..06-30, silver 07-01..11-30 (a plan change, then employment ending 11-30). The
   // termination is then moved back to 05-31: gold's end 05-31 (HD*024 349 0531), silver never
@@ -299,8 +272,7 @@ describe('DTP*303 of a 024 loop cancelling a coverage told with an end', () => {
     await s.event(me, { event: 'termination_of_employment', date: '2027-04-20', eligibility_start_date: '2027-12-01', plan_elections: medical(silver, [{ member_id: me, start_date: '2027-07-01', end_date: '2027-11-30' }]) })
     await s.changeFile()
     await s.event(me, { event: 'termination_of_employment', date: '2027-05-20', eligibility_start_date: '2027-06-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-05-31' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*08/)
     expect(employee.coverages).toEqual([
@@ -321,8 +293,7 @@ describe('DTP*303 of a 024 loop cancelling a coverage told with an end', () => {
     await s.event(me, { event: 'loss_of_coverage', date: '2027-04-10', eligibility_start_date: '2027-07-01', plan_elections: medical(silver, [{ member_id: me, start_date: '2027-07-01' }]) })
     await s.changeFile()
     await s.event(me, { event: 'termination_of_employment', date: '2027-05-20', eligibility_start_date: '2027-06-01', plan_elections: medical(gold, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-05-31' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*08/)
     expect(employee.dates).toContain(dtp('357', '2027-05-31'))
@@ -355,8 +326,7 @@ describe('DTP*303 of a 024 loop that tells a level change after the ends it tell
     await s.changeFile()
     await s.event(me, { event: 'divorce', date: '2027-07-15', eligibility_start_date: '2027-08-01', plan_elections: medical(gold, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-07-31' }]) })
     await s.event(me, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-06-30' }]) })
-    const file = await s.changeFile()
-    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+    const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toMatch(/^INS\*Y\*18\*024\*/)
     expect(employee.coverages).toEqual([

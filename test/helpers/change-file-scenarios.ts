@@ -112,6 +112,13 @@ export async function updateSubscriber(s: Scenario, subscriberId: string, change
 /** Every member the scenario named, by name. */
 export const memberIdsOf = (s: Scenario) => Object.fromEntries([...s.names].map(([id, name]) => [name, id]))
 
+/** The family's change file, once the roster the carrier builds from it is checked against the platform's coverage. */
+export async function changeFileMatchingTruth(s: Scenario) {
+  const file = await s.changeFile()
+  await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  return file
+}
+
 /** The 2028 renewal of a scenario's group (plans copied, setup completed before any event); the caller moves the work order. */
 export async function createRenewal(s: Scenario) {
   const { t } = s
