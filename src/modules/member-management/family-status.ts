@@ -18,44 +18,29 @@ export type FamilySelection = readonly FamilyTouched[] | { fileDeliveryId: strin
 
 const EVENT_TYPE = 'subscriber.status_changed'
 
-/** Whether any watcher of the account (or any operator's) takes subscriber.status_changed. */
-async function anyoneWatches(tx: Executor, subscriberId: string): Promise<boolean> {
-  const row = await executeNamed(tx, sql<{ watched: boolean }>`
-    SELECT EXISTS (
-      SELECT 1 FROM watchers w JOIN accounts a ON a.id = w.account_id
-       WHERE w.status = 'active' AND w.deleted_at IS NULL AND ${EVENT_TYPE} = ANY(w.event_types)
-         AND (a.kind = 'service' OR w.account_id = (SELECT account_id FROM members WHERE id = ${subscriberId}))) AS watched`)
-  return row.rows[0]?.watched ?? false
-}
-
-/**
- * Sets each family's status (subscriber and dependents) to the status of its latest transaction
- * and emits subscriber.status_changed for each subscriber whose status moved. Called in the
- * transaction that changed the transactions, so the status and the event commit with them.
- * When nobody watches that event, the changed rows are not even sent back. Answers the number
- * of events emitted.
- */
 /** Carrier member ids to write with the statuses (a census learns them for the same families). */
 export interface LearntCarrierMemberId {
   memberId: string
   carrierMemberId: string
 }
 
+/**
+ * Sets each family's status (subscriber and dependents) to the status of its latest transaction
+ * and emits subscriber.status_changed for each subscriber whose status moved. Called in the
+ * transaction that changed the transactions, so the status and the event commit with them.
+ * Only the subscribers someone watches come back from the UPDATE (when nobody watches that
+ * event, no row is sent back). Answers the number of events emitted.
+ */
 export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelection, now: Date, options: { carrierMemberIds?: readonly LearntCarrierMemberId[] } = {}): Promise<number> {
+  const learnt = options.carrierMemberIds ?? []
   let families: RawBuilder<unknown>
-  let sample: string | undefined
   if ('fileDeliveryId' in selection) {
     families = sql`SELECT DISTINCT subscriber_id, coverage_period_id FROM member_transactions WHERE file_delivery_id = ${selection.fileDeliveryId}`
-    const first = await sql<{ subscriber_id: string }>`SELECT subscriber_id FROM member_transactions WHERE file_delivery_id = ${selection.fileDeliveryId} LIMIT 1`.execute(tx)
-    sample = first.rows[0]?.subscriber_id
   } else {
     const unique = new Map(selection.map((family) => [family.subscriberId, family.coveragePeriodId]))
     families = sql`SELECT * FROM unnest(${arrayLiteral([...unique.keys()])}::uuid[], ${arrayLiteral([...unique.values()])}::uuid[]) AS f(subscriber_id, coverage_period_id)`
-    sample = unique.keys().next().value
+    if (unique.size === 0 && learnt.length === 0) return 0
   }
-  const learnt = options.carrierMemberIds ?? []
-  if (sample === undefined && learnt.length === 0) return 0
-  const report = sample !== undefined && (await anyoneWatches(tx, sample))
 
   // One UPDATE of members for the statuses and the learnt carrier ids: each member row is
   // rewritten once, not once per change (a census settles and learns for the same 125,000).
@@ -85,12 +70,18 @@ export async function refreshFamilyStatuses(tx: Executor, selection: FamilySelec
         FROM changes c
        WHERE m.id = c.id
       RETURNING m.id, m.kind, m.account_id, m.group_id, c.coverage_period_id, c.previous, m.status
+    ),
+    -- Only the subscribers someone watches (a watcher of their account, or any operator's) come
+    -- back, to be told; checked here, not in a statement of its own (a census refreshes 200 batches).
+    watching AS (
+      SELECT DISTINCT w.account_id, a.kind FROM watchers w JOIN accounts a ON a.id = w.account_id
+       WHERE w.status = 'active' AND w.deleted_at IS NULL AND ${EVENT_TYPE} = ANY(w.event_types)
     )
-    SELECT id, account_id, group_id, coverage_period_id, previous, status FROM updated
-     WHERE kind = 'subscriber' AND previous IS NOT NULL ${report ? sql`` : sql`AND false`}`,
+    SELECT u.id, u.account_id, u.group_id, u.coverage_period_id, u.previous, u.status FROM updated u
+     WHERE u.kind = 'subscriber' AND u.previous IS NOT NULL
+       AND EXISTS (SELECT 1 FROM watching w WHERE w.kind = 'service' OR w.account_id = u.account_id)`,
     named,
   )
-  if (!report) return 0
   const events: DomainEvent[] = changed.rows.map((row) => ({
     type: EVENT_TYPE,
     accountId: row.account_id,
