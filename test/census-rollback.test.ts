@@ -3,6 +3,7 @@ import { CarrierCatalog } from '../src/modules/carriers/carriers.catalog.js'
 import type { CensusSubscriberInputT } from '../src/modules/census/census-input.schema.js'
 import type { CensusSource } from '../src/modules/census/census-source.js'
 import { createCensusService } from '../src/modules/census/index.js'
+import { boundedHeapGrowthJobs } from '../src/lib/heap-growth.js'
 import { carrierRecord, generateFamilies, installPopulation, type Population } from './helpers/census-population.js'
 import { startTestApp, systemActor, testSsnProtection, type TestApp } from './helpers/test-app.js'
 
@@ -31,8 +32,11 @@ beforeAll(async () => {
 }, 600_000)
 afterAll(async () => t?.close())
 
-/** The census, read twice as a census is; its second reading fails after `batchesRead` batches. */
-function failingSource(batchesRead: number): CensusSource {
+/**
+ * The census, read twice as a census is; its second reading fails after `batchesRead` batches
+ * (never with Infinity). `boundedJobs` gets how many heap-bounded jobs ran at each batch read.
+ */
+function failingSource(batchesRead: number, boundedJobs: number[] = []): CensusSource {
   let readings = 0
   return {
     format: 'json',
@@ -40,6 +44,7 @@ function failingSource(batchesRead: number): CensusSource {
     async *batches(size: number) {
       const reading = ++readings
       for (let start = 0; start < records.length; start += size) {
+        boundedJobs.push(boundedHeapGrowthJobs())
         if (reading === 2 && start >= batchesRead * size) throw new Error('the census could not be read further')
         yield records.slice(start, start + size)
       }
@@ -65,5 +70,26 @@ describe('a census that fails midway', () => {
       .where('status', 'in', ['synced', 'errors'])
       .execute()
     expect(settled).toEqual([])
+  }, 120_000)
+
+  it("when the service bounds a census's heap growth, then the bound holds through both readings and is released after it, failed or not", async () => {
+    const bounded = createCensusService({ db: t.db, ssn: testSsnProtection(), carriers: new CarrierCatalog(), heapGrowingPercent: 100 })
+    const whileFailing: number[] = []
+    await expect(bounded.submitCensusSource(systemActor('census-heap'), population.coveragePeriodId, failingSource(2, whileFailing))).rejects.toThrow('could not be read further')
+    expect(boundedHeapGrowthJobs()).toBe(0)
+
+    const whileReconciling: number[] = []
+    const done = await bounded.submitCensusSource(systemActor('census-heap'), population.coveragePeriodId, failingSource(Infinity, whileReconciling))
+    expect(done.created).toBe(true)
+    expect(boundedHeapGrowthJobs()).toBe(0)
+    // Both readings of 1,200 families in batches of 250, each batch read under the bound.
+    expect(whileReconciling).toEqual(Array(10).fill(1))
+    expect(whileFailing.length).toBeGreaterThan(5)
+    expect(whileFailing.every((jobs) => jobs === 1)).toBe(true)
+
+    const unbounded: number[] = []
+    const census = createCensusService({ db: t.db, ssn: testSsnProtection(), carriers: new CarrierCatalog() })
+    await census.submitCensusSource(systemActor('census-heap'), population.coveragePeriodId, failingSource(Infinity, unbounded))
+    expect(unbounded.every((jobs) => jobs === 0)).toBe(true)
   }, 120_000)
 })

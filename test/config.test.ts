@@ -44,6 +44,7 @@ describe('loadConfig', () => {
         ediSenderQualifier: 'ZZ',
         ediSenderId: 'ENROLLSYNC',
         fileBuildHeapGrowingPercent: 100,
+        censusHeapGrowingPercent: 100,
         secrets: {},
       },
       censusBodyLimitBytes: 1024 * 1024 * 1024,
@@ -64,13 +65,15 @@ describe('loadConfig', () => {
       SANDBOX_CARRIER_DELAY_MS: '0',
       EDI_SENDER_ID: 'ACMEBEN',
       EDI_SENDER_QUALIFIER: '30',
+      CENSUS_HEAP_GROWING_PERCENT: '0',
       ACME_SFTP_PASSWORD: 'not-in-the-file',
     })
-    expect(config.carrierSide).toMatchObject({ outboundDirectory: '/srv/es/outbound', transactionBatchDelayMs: 250, sandboxDelayMs: 0, ediSenderId: 'ACMEBEN', ediSenderQualifier: '30' })
+    expect(config.carrierSide).toMatchObject({ outboundDirectory: '/srv/es/outbound', transactionBatchDelayMs: 250, sandboxDelayMs: 0, ediSenderId: 'ACMEBEN', ediSenderQualifier: '30', censusHeapGrowingPercent: 0 })
     expect(config.carrierSide.secrets.ACME_SFTP_PASSWORD).toBe('not-in-the-file')
     expect(loadConfig({ OUTBOUND_DIR: '/mnt/out' }).carrierSide.outboundDirectory).toBe('/mnt/out')
     expect(() => loadConfig({ EDI_SENDER_ID: 'WAY-TOO-LONG-FOR-ISA06' })).toThrow(/EDI_SENDER_ID/)
     expect(() => loadConfig({ TRANSACTION_BATCH_DELAY_MS: '1.5' })).toThrow(/TRANSACTION_BATCH_DELAY_MS/)
+    expect(() => loadConfig({ CENSUS_HEAP_GROWING_PERCENT: '1001' })).toThrow(/CENSUS_HEAP_GROWING_PERCENT/)
   })
 
   it('when WEBHOOK_ALLOW_PRIVATE_URLS is unset, then watchers may call loopback receivers on the embedded database outside production only', () => {

@@ -11,11 +11,13 @@ import v8 from 'node:v8'
  * carrier-settings.ts: collect once the old generation is twice what was live) about +70 MB with
  * no measurable CPU cost; 50 +53 to +66 MB for 5-15% more CPU.
  *
- * Not set for the whole process: a census reconciliation holds close to a gigabyte live for a
- * moment, and collecting it under the cap (measured at 50) made it about a second slower. So the cap holds while at
- * least one bounded job runs and V8's own policy (`0`) returns after the last one. The flag is the
- * process's, not the job's: work running beside a build in the same process (a census while a
- * build runs) is collected under the same cap meanwhile.
+ * A census reconciliation is bounded too (CENSUS_HEAP_GROWING_PERCENT): since it streams (issue 16)
+ * it holds a few batches of families, and in a 1 GiB heap V8's own policy collected it so often
+ * that the cap at 100 made it faster, not slower (bench/RESULTS.md, 2026-11-28). Not set for the
+ * whole process: the cap holds while at least one bounded job runs and V8's own policy (`0`)
+ * returns after the last one. The flag is the process's, not the job's: work running beside a
+ * bounded job in the same process is collected under the same cap meanwhile; two bounded jobs
+ * with different percents share the first one's until both end.
  *
  * `--heap-growing-percent` is read each time V8 computes the next limit, so setting it while the
  * process runs takes effect at the next collection (Node documents flags set after start as

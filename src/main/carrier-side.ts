@@ -57,7 +57,7 @@ export function createCarrierSide(deps: CarrierSideDeps): CarrierSide {
     ...(deps.clock ? { clock: deps.clock } : {}),
   })
   const acknowledgements = deps.acknowledgements ?? acknowledgementsModule.receiver
-  const census = createCensusModule({ db, ssn, carriers, ...(deps.censusBodyLimitBytes !== undefined ? { bodyLimitBytes: deps.censusBodyLimitBytes } : {}) })
+  const census = createCensusModule({ db, ssn, carriers, heapGrowingPercent: settings.censusHeapGrowingPercent, ...(deps.censusBodyLimitBytes !== undefined ? { bodyLimitBytes: deps.censusBodyLimitBytes } : {}) })
   const transitions = deps.transitions ?? createWorkOrderTransitionsService({ db, carriers, hooks: CARRIER_INSTALLATION_HOOKS })
   const sandboxCarriers = createSandboxCarriersModule({ db, ssn, carriers, transitions, census: census.service, acknowledgements, delayMs: settings.sandboxDelayMs })
   const carrierDelivery = createCarrierDeliveryModule({ db, ssn, carriers, settings, acknowledgements, onSent: sandboxCarriers.onDeliverySent })

@@ -14,6 +14,13 @@ export interface CarrierSettings {
    * it is collected (FILE_BUILD_HEAP_GROWING_PERCENT; 0 leaves V8's own policy). See lib/heap-growth.ts.
    */
   readonly fileBuildHeapGrowingPercent: number
+  /**
+   * The same while a census is reconciled (CENSUS_HEAP_GROWING_PERCENT). Its census module is wired
+   * with the carrier side's. Measured on the 50,000-family census (bench/RESULTS.md, 2026-11-28):
+   * in a 1 GiB heap V8's own policy collected so often that it took 8.9 s (+62 to +79 MB); 100
+   * took 7.95-8.40 s (+82 to +108 MB); 200 reached +135 to +149 MB, at the 150 MB ceiling.
+   */
+  readonly censusHeapGrowingPercent: number
   /** The environment, for transports that name secrets by environment variable (SFTP password, API token). */
   readonly secrets: Readonly<Record<string, string | undefined>>
 }
@@ -25,5 +32,6 @@ export const DEFAULT_CARRIER_SETTINGS: CarrierSettings = Object.freeze({
   ediSenderQualifier: 'ZZ',
   ediSenderId: 'ENROLLSYNC',
   fileBuildHeapGrowingPercent: 100,
+  censusHeapGrowingPercent: 100,
   secrets: Object.freeze({}),
 })

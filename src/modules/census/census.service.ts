@@ -1,6 +1,7 @@
 import type { Db } from '../../db/schema.js'
 import { actorName, type Actor } from '../../lib/actor.js'
 import { uuidv7 } from '../../lib/ids.js'
+import { withBoundedHeapGrowth } from '../../lib/heap-growth.js'
 import type { SsnProtection } from '../../lib/ssn-protection.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import type { CarrierCatalog } from '../carriers/carriers.catalog.js'
@@ -40,8 +41,10 @@ class SameCensusAgain extends Error {
   }
 }
 
-export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers: CarrierCatalog }) {
+export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers: CarrierCatalog; heapGrowingPercent?: number }) {
   const { db } = deps
+  // V8's own policy unless told (CENSUS_HEAP_GROWING_PERCENT, carrier-settings.ts, sets it for the service).
+  const heapGrowingPercent = deps.heapGrowingPercent ?? 0
 
   /** A census already in memory (the sandbox carriers', tests): see submitCensusSource. */
   async function submitCensus(actor: Actor, coveragePeriodId: string, input: CreateCensusRequestInput, options: { submittedBy?: string } = {}): Promise<CensusResult> {
@@ -65,6 +68,11 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
    * kept to the end, where the errors are raised in one sorted pass, as before streaming.
    */
   async function submitCensusSource(actor: Actor, coveragePeriodId: string, source: CensusSource, options: { submittedBy?: string } = {}): Promise<CensusResult> {
+    return withBoundedHeapGrowth(heapGrowingPercent, () => reconcileCensus(actor, coveragePeriodId, source, options))
+  }
+
+  /** submitCensusSource's work, with the heap's growth bounded around it. */
+  async function reconcileCensus(actor: Actor, coveragePeriodId: string, source: CensusSource, options: { submittedBy?: string }): Promise<CensusResult> {
     const cp = await repo.findCoveragePeriod(db, coveragePeriodId)
     if (!cp) throw coveragePeriodNotFound()
     const asOf = source.asOf ?? new Date().toISOString().slice(0, 10)

@@ -28,6 +28,8 @@ export interface CensusDeps {
   carriers: CarrierCatalog
   /** Body limit of POST /coverage_periods/{id}/census_requests (CENSUS_BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number
+  /** How far V8's heap may grow over what is live while a census is reconciled (CENSUS_HEAP_GROWING_PERCENT; lib/heap-growth.ts). */
+  heapGrowingPercent?: number
 }
 
 export interface CensusModule {
@@ -38,7 +40,7 @@ export interface CensusModule {
 }
 
 export function createCensusModule(deps: CensusDeps): CensusModule {
-  const service = createCensusService({ db: deps.db, ssn: deps.ssn, carriers: deps.carriers })
+  const service = createCensusService({ db: deps.db, ssn: deps.ssn, carriers: deps.carriers, ...(deps.heapGrowingPercent !== undefined ? { heapGrowingPercent: deps.heapGrowingPercent } : {}) })
   return {
     name: 'census',
     routes: (app) => {
