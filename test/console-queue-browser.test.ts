@@ -170,7 +170,7 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
   })
 
   it('when an operator opens each queue, an error and the audit log at 1440 px and 390 px, then each shows names and ages, no error, and nothing wider than the screen', async () => {
-    const { partner, operator, ids } = await queueWithErrors()
+    const { partner, operator, installed, ids } = await queueWithErrors()
     const benefits = uniqueEmail('benefits')
     await consoleUser(partner, benefits)
     const commented = await call(t.app, partner, 'POST', `/errors/${ids[1]}/comments`, { message: 'Checked with the employee: the form says single.', created_by: benefits })
@@ -179,6 +179,7 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
     expect(returned.statusCode, returned.body).toBeLessThan(300)
     const email = uniqueEmail('tour')
     await consoleUser(operator, email, ['admin'])
+    const period = (await call(t.app, operator, 'GET', `/coverage_periods/${installed.coveragePeriodId}`)).json().coverage_period
     const pages: [name: string, path: string, heading: RegExp][] = [
       ['queue-errors', `/errors?account_id=${partner.accountId}&status=all`, /^Errors$/],
       ['queue-error', `/errors/${ids[1]}`, /^Error: gender$/],
@@ -195,6 +196,12 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
         expect(await page.getByRole('alert').allTextContents(), `${name} shows no error`).toEqual([])
         const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))
         expect(overflow, `${name} at ${viewport.width} px scrolls sideways`).toBeLessThanOrEqual(0)
+        if (name === 'queue-error') {
+          // The coverage period as a person names it (its identifier and dates), not a short id.
+          const concerns = await page.locator('dl.facts').first().textContent()
+          expect(concerns).toContain(`${period.external_identifier} (`)
+          expect(concerns).not.toContain(installed.coveragePeriodId.slice(-8))
+        }
         await screenshot(page, name)
       }
       await page.context().close()

@@ -1,12 +1,15 @@
 import { api, unwrap } from '../api/client'
-import { words } from '../lib/format'
+import { formatDate, words } from '../lib/format'
 import { failureText, isGoneById } from '../lib/problems'
 import { Link } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import type { ErrorRecord } from './errors-shared'
 import { ShortId } from './short-id'
 
-/** The member, plan and coverage period of the error; the member's and plan's names are read only when the error names them. */
+/**
+ * The member, plan and coverage period of the error; the member's and plan's names are read only
+ * when the error names them, the coverage period's identifier and dates always (an id says nothing).
+ */
 export function ErrorSubjects({ error }: { error: ErrorRecord }) {
   const memberId = error.member_id
   const planId = error.plan_id
@@ -15,6 +18,8 @@ export function ErrorSubjects({ error }: { error: ErrorRecord }) {
     [memberId],
   )
   const plan = useApi(async (signal) => (planId ? unwrap(await api.GET('/plans/{id}', { params: { path: { id: planId } }, signal })).plan : null), [planId])
+  const periodId = error.coverage_period_id
+  const period = useApi(async (signal) => unwrap(await api.GET('/coverage_periods/{id}', { params: { path: { id: periodId } }, signal })).coverage_period, [periodId])
 
   return (
     <dl className="facts">
@@ -54,9 +59,19 @@ export function ErrorSubjects({ error }: { error: ErrorRecord }) {
       </dd>
       <dt>Coverage period</dt>
       <dd>
-        <Link to={`/coverage-periods/${error.coverage_period_id}/errors`}>
-          <ShortId id={error.coverage_period_id} /> — its errors
-        </Link>
+        {period.data ? (
+          <>
+            {period.data.external_identifier} (
+            {period.data.coverage_end_date ? `${formatDate(period.data.coverage_start_date)} to ${formatDate(period.data.coverage_end_date)}` : `from ${formatDate(period.data.coverage_start_date)}`}) ·{' '}
+          </>
+        ) : (
+          <>
+            <ShortId id={periodId} />
+            {period.state === 'loading' && ' (reading the coverage period…)'}
+            {period.state === 'error' && ` (the coverage period could not be read: ${isGoneById(period.error) ? 'not visible to your account' : failureText(period.error)})`} ·{' '}
+          </>
+        )}
+        <Link to={`/coverage-periods/${periodId}/errors`}>Errors of this coverage period</Link>
       </dd>
       <dt>Group</dt>
       <dd>
