@@ -1,12 +1,14 @@
 -- A member's row is rewritten whenever its family's status moves (a file sent, a census settling
--- it, a carrier id learnt): a whole census or full file rewrites every member of the group in one
--- transaction. With its page full, the new version goes to another page and every one of the
--- table's seven indexes (the name search's trigram index among them) gets a new entry; with half
--- of each page left free, the new version stays on its page and no index is touched (a HOT
--- update). Measured on the 50,000-family census: about a fifth less database CPU
--- (bench/RESULTS.md, 2026-11-28). The table takes about twice the pages, which it reaches anyway
--- once a full file's statuses have been written and vacuumed.
+-- it, a carrier id learnt), and a whole census or full file rewrites every member of the group in
+-- one transaction. 0004 left a fifth of each page free for these updates to stay on the row's page
+-- (HOT), but within one transaction the old versions cannot be pruned yet, so only the first few
+-- rows of a page found room: the rest moved to other pages, and every one of the table's seven
+-- indexes (the name search's trigram index among them) got a new entry for each. With half of each
+-- page free, every row of a page gets its new version beside it and no index is touched. Measured
+-- on the 50,000-family census: about a fifth less database CPU (bench/RESULTS.md, 2026-11-28). The
+-- table takes about twice the pages, which it reaches anyway once a full file's statuses have been
+-- written and vacuumed.
 --
 -- Applies to pages written from now on; a deployment with members already stored gets it for them
--- with `VACUUM FULL members` (or pg_repack) in a quiet hour (docs/operations.md).
+-- with `VACUUM FULL members` (or pg_repack) in a quiet hour (docs/running-on-postgresql.md).
 ALTER TABLE members SET (fillfactor = 50);

@@ -198,9 +198,9 @@ describe.skipIf(browserMissing())('the error queue as a day’s work, in a brows
         expect(overflow, `${name} at ${viewport.width} px scrolls sideways`).toBeLessThanOrEqual(0)
         if (name === 'queue-error') {
           // The coverage period as a person names it (its identifier and dates), not a short id.
-          const concerns = await page.locator('dl.facts').first().textContent()
-          expect(concerns).toContain(`${period.external_identifier} (`)
-          expect(concerns).not.toContain(installed.coveragePeriodId.slice(-8))
+          const concerns = () => page.locator('dl.facts').first().textContent()
+          await expect.poll(concerns, { message: 'the coverage period named' }).toContain(`${period.external_identifier} (`)
+          expect(await concerns()).not.toContain(installed.coveragePeriodId.slice(-8))
         }
         await screenshot(page, name)
       }
