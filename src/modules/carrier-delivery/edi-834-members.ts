@@ -472,9 +472,9 @@ export function changeFileMembers(
   // whether or not it changed coverage. One that changed none (a divorce after the separation
   // that ended the spouse's coverage) records no transaction, so it is among the family's events
   // but not the file's; until 2026-11-28 such a file told the divorced employee separated (X).
-  const firstOfFile = Math.min(...events.map((event) => family.events.findIndex((e) => e.id === event.id)).filter((index) => index >= 0))
-  const maritalEvent = Number.isFinite(firstOfFile) ? ([...family.events.slice(firstOfFile)].reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null) : null
   const position = new Map(events.map((event, index) => [event.id, index]))
+  const firstOfFile = family.events.findIndex((e) => position.has(e.id))
+  const maritalEvent = firstOfFile < 0 ? null : (family.events.slice(firstOfFile).reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null)
   /**
    * Where in `events` the events of this file stand that wrote a member's active coverage spans:
    * those that set one, and with `replacedToo` those that replaced one (voided it for another).
