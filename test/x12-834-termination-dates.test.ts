@@ -84,6 +84,24 @@ const dental = (planId: string, coverages: { member_id: string; start_date: stri
   dental: { type: 'election', plan_id: planId, coverages: coverages.map((c) => ({ status: 'employer_sponsored', ...c })) },
 })
 const d303 = (l: LoopShape) => l.dates.filter((d) => d.startsWith('DTP*303'))
+/** The employee's dental from 04-01, open-ended, told in a change file; answers the dental plan's id. */
+async function dentalToldFromApril(s: Scenario): Promise<string> {
+  const dentalId = await addDentalPlan(s)
+  await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: dental(dentalId, [{ member_id: s.ids.subscriber!, start_date: '2027-04-01' }]) })
+  await s.changeFile()
+  return dentalId
+}
+/** Employment ending in September: gold held from 01-01 ends 09-30 for `members`, the employee's dental (from 04-01) on `dentalEnd`. */
+const terminatedInSeptember = (s: Scenario, dentalId: string, { members = [s.ids.subscriber!], dentalEnd = '2027-09-30' }: { members?: string[]; dentalEnd?: string } = {}) =>
+  s.event(s.ids.subscriber!, {
+    event: 'termination_of_employment',
+    date: '2027-09-15',
+    eligibility_start_date: '2027-10-01',
+    plan_elections: {
+      ...medical(s.group.plans.gold!.id, members.map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-09-30' }))),
+      ...dental(dentalId, [{ member_id: s.ids.subscriber!, start_date: '2027-04-01', end_date: dentalEnd }]),
+    },
+  })
 
 // Ends the carrier was told in earlier files are not the loop's: it is dated by what it tells.
 describe('DTP*303 of a termination loop beside ends told before', () => {
@@ -93,18 +111,8 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
   // (10-01), a carrier keying the loop on 303 would change nothing and keep dental to 09-30.
   it('when a told termination is corrected for one line only (dental 09-30 → 06-30), then the 024 loop is dated when the correction takes effect (07-01), not the day after the medical end already told', async () => {
     const s = await scenario({ families: [{ dependents: [] }] })
-    const dentalId = await addDentalPlan(s)
-    await s.event(s.ids.subscriber!, { event: 'newly_eligible', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: dental(dentalId, [{ member_id: s.ids.subscriber!, start_date: '2027-04-01' }]) })
-    await s.changeFile()
-    await s.event(s.ids.subscriber!, {
-      event: 'termination_of_employment',
-      date: '2027-09-15',
-      eligibility_start_date: '2027-10-01',
-      plan_elections: {
-        ...medical(s.group.plans.gold!.id, [{ member_id: s.ids.subscriber!, start_date: '2027-01-01', end_date: '2027-09-30' }]),
-        ...dental(dentalId, [{ member_id: s.ids.subscriber!, start_date: '2027-04-01', end_date: '2027-09-30' }]),
-      },
-    })
+    const dentalId = await dentalToldFromApril(s)
+    await terminatedInSeptember(s, dentalId)
     await s.changeFile()
     await s.event(s.ids.subscriber!, {
       event: 'loss_of_coverage',
@@ -184,16 +192,8 @@ describe('DTP*303 of a termination loop beside ends told before', () => {
 describe('DTP*303 of a termination loop in life events told together', () => {
   it('when one termination of employment ends medical 09-30 and dental 09-15, then the 024*08 loop is dated 10-01 with 357 = 09-30 (dental keeps 349 = 09-15 in its HD loop)', async () => {
     const s = await scenario({ families: [{ dependents: [] }] })
-    const dentalId = await addDentalPlan(s)
-    const me = s.ids.subscriber!
-    await s.event(me, { event: 'newly_eligible', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01' }]) })
-    await s.changeFile()
-    await s.event(me, {
-      event: 'termination_of_employment',
-      date: '2027-09-15',
-      eligibility_start_date: '2027-10-01',
-      plan_elections: { ...medical(s.group.plans.gold!.id, [{ member_id: me, start_date: '2027-01-01', end_date: '2027-09-30' }]), ...dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-09-15' }]) },
-    })
+    const dentalId = await dentalToldFromApril(s)
+    await terminatedInSeptember(s, dentalId, { dentalEnd: '2027-09-15' })
     const file = await changeFileMatchingTruth(s)
     const employee = loopOf(file.shapes, 'subscriber')
     expect(employee.ins).toBe('INS*Y*18*024*08*A***TE')
@@ -312,17 +312,10 @@ describe('DTP*303 of a 024 loop that tells a level change after the ends it tell
   // own change), though a carrier ending the member on 303 would drop medical three months early.
   it('when a 024 loop tells a dental end (06-30) and a medical level change from 08-01 under a medical end told before (09-30), then it is dated 07-01, before its own HD*001 (303 = 08-01), with 357 = 09-30', async () => {
     const s = await scenario({ families: [{}] })
-    const dentalId = await addDentalPlan(s)
+    const dentalId = await dentalToldFromApril(s)
     const gold = s.group.plans.gold!.id
     const me = s.ids.subscriber!
-    await s.event(me, { event: 'newly_eligible', date: '2027-03-20', eligibility_start_date: '2027-04-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01' }]) })
-    await s.changeFile()
-    await s.event(me, {
-      event: 'termination_of_employment',
-      date: '2027-09-15',
-      eligibility_start_date: '2027-10-01',
-      plan_elections: { ...medical(gold, Object.values(s.ids).map((member_id) => ({ member_id, start_date: '2027-01-01', end_date: '2027-09-30' }))), ...dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-09-30' }]) },
-    })
+    await terminatedInSeptember(s, dentalId, { members: Object.values(s.ids) })
     await s.changeFile()
     await s.event(me, { event: 'divorce', date: '2027-07-15', eligibility_start_date: '2027-08-01', plan_elections: medical(gold, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-07-31' }]) })
     await s.event(me, { event: 'loss_of_coverage', date: '2027-06-20', eligibility_start_date: '2027-07-01', plan_elections: dental(dentalId, [{ member_id: me, start_date: '2027-04-01', end_date: '2027-06-30' }]) })
