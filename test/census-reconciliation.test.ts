@@ -725,7 +725,8 @@ describe('access and what is shown', () => {
   it('when the census subscribers are read, then as sent with every SSN masked, each with the subscriber it matched', async () => {
     const { partner, g } = await setUp()
     const census = carrierCensus()
-    census.push({ first_name: 'PAT', last_name: 'NEWHIRE', birth_date: '07/04/1990', social_security_number: '200112222', dependents: [] })
+    // A line break inside a value: the stored copy travels to the database a subscriber per line (census.repo.ts).
+    census.push({ first_name: 'PAT', last_name: 'NEW\nHIRE', birth_date: '07/04/1990', social_security_number: '200112222', dependents: [] })
     const created = await reconcile(g, census)
     for (const reader of [operator, partner]) {
       const res = await call(t.app, reader, 'GET', `/census_requests/${created.id}/subscribers`)
@@ -738,7 +739,7 @@ describe('access and what is shown', () => {
         social_security_number: masked(ssnOf(0, 0)),
         dependents: [{ ...census[0]!.dependents[0], social_security_number: masked(ssnOf(0, 1)) }, census[0]!.dependents[1]],
       })
-      expect(shown[3]!.subscriber.social_security_number).toBe('***-**-2222')
+      expect(shown[3]!.subscriber).toEqual({ ...census[3], social_security_number: '***-**-2222' })
       for (const ssn of [ssnOf(0, 0), ssnOf(0, 1), ssnOf(1, 0), '200112222', '100-01-1000']) expect(res.body).not.toContain(ssn)
     }
   })
