@@ -94,6 +94,14 @@ const VALID: Record<string, string> = {
     },
     other: { deep: [{ k: '}' }], n: -1.5, t: true, empty: {}, list: [] },
   }),
+  // A quote ends its string only after an even run of backslashes (the scanner jumps from quote to quote).
+  'runs of backslashes before quotes, inside and outside the array': JSON.stringify({
+    census_request: {
+      as_of: '\\\\"\\',
+      subscribers: [{ a: '\\', b: '\\\\', c: '\\"', d: 'x\\\\"\\\\\\"y', e: '"\\"\\\\"' }, '\\\\\\', ['\\"]', '[\\'], { '\\"}': '{\\\\' }],
+    },
+    'k\\"': '\\',
+  }),
   'shell values before and after the array, the array in the middle': JSON.stringify({ before: [1, { a: 'b' }], census_request: { as_of: 'x', subscribers: [{ a: 1 }, { b: 2 }], after: { c: [3] } }, after: 'z' }),
   'as_of after the subscribers': JSON.stringify({ census_request: { subscribers: [{ a: 1 }], as_of: '2027-02-03' } }),
   'an empty array': '{"census_request":{"subscribers":[]}}',

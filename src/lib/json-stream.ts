@@ -42,6 +42,17 @@ const isWhitespace = (b: number) => b === Byte.Space || b === Byte.LineFeed || b
 /** Where a number, true, false or null ends. */
 const endsScalar = (b: number) => isWhitespace(b) || b === Byte.Comma || b === Byte.CloseBracket || b === Byte.CloseBrace
 
+/**
+ * How many backslashes stand right before `at`, counting back no further than `floor` (where the
+ * string's scan resumed, not escaped). An odd count escapes the byte at `at`: in JSON a backslash
+ * escapes the byte after it, so a run of them pairs up from its first, which no backslash precedes.
+ */
+function backslashesBefore(chunk: Buffer, at: number, floor: number): number {
+  let count = 0
+  while (at - count - 1 >= floor && chunk[at - count - 1] === Byte.Backslash) count++
+  return count
+}
+
 /** What the scanner is waiting for in the container it is in. */
 type Expect = 'value' | 'key_or_end' | 'key' | 'colon' | 'comma_or_end' | 'value_or_end'
 
@@ -258,24 +269,40 @@ export class JsonStreamScanner {
     return { pieces, start: at + 1, depth: 0, inString: false, escaped: false, scalar, isKey, element, discard, streamed, path }
   }
 
-  /** Copies bytes into the capture until it ends; answers where scanning resumes. */
+  /**
+   * Copies bytes into the capture until it ends; answers where scanning resumes. Inside a string
+   * the next quote is found natively (Buffer.indexOf) rather than byte by byte: a census is mostly
+   * strings, and this loop read each of its bytes three times (bench/RESULTS.md, issue 16).
+   */
   private continueCapture(chunk: Buffer, from: number): number {
     const capture = this.capture!
     const baseDepth = this.stack.length
     let i = from
-    for (; i < chunk.length; i++) {
-      const b = chunk[i]!
+    while (i < chunk.length) {
       if (capture.inString) {
-        if (capture.escaped) capture.escaped = false
-        else if (b === Byte.Backslash) capture.escaped = true
-        else if (b === Byte.Quote) {
-          capture.inString = false
-          if (capture.depth === 0) return this.finishCapture(chunk, i + 1)
+        if (capture.escaped) {
+          capture.escaped = false
+          i++
+          continue
         }
+        const quote = chunk.indexOf(Byte.Quote, i)
+        if (quote === -1) {
+          // The string goes on in the next chunk: an odd run of backslashes at this one's end escapes its first byte.
+          capture.escaped = backslashesBefore(chunk, chunk.length, i) % 2 === 1
+          i = chunk.length
+          break
+        }
+        const escapedQuote = backslashesBefore(chunk, quote, i) % 2 === 1
+        i = quote + 1
+        if (escapedQuote) continue
+        capture.inString = false
+        if (capture.depth === 0) return this.finishCapture(chunk, i)
         continue
       }
+      const b = chunk[i]!
       if (capture.scalar) {
         if (endsScalar(b)) return this.finishCapture(chunk, i)
+        i++
         continue
       }
       if (b === Byte.Quote) capture.inString = true
@@ -288,6 +315,7 @@ export class JsonStreamScanner {
         capture.depth--
         if (capture.depth === 0) return this.finishCapture(chunk, i + 1)
       }
+      i++
     }
     if (capture.streamed) this.options.stringAt!.write(chunk.subarray(capture.start, chunk.length))
     else if (!capture.discard) capture.pieces.push(chunk.subarray(capture.start, chunk.length))
