@@ -272,7 +272,7 @@ export class JsonStreamScanner {
   /**
    * Copies bytes into the capture until it ends; answers where scanning resumes. Inside a string
    * the next quote is found natively (Buffer.indexOf) rather than byte by byte: a census is mostly
-   * strings, and this loop read each of its bytes three times (bench/RESULTS.md, issue 16).
+   * strings, and its body is scanned three times (a first look, then each reading of census-body.ts).
    */
   private continueCapture(chunk: Buffer, from: number): number {
     const capture = this.capture!
