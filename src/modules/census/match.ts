@@ -63,7 +63,11 @@ function matchGroup(platform: readonly ComparableMember[], carrier: readonly Com
   }
   const platformTaken = new Array<boolean>(platform.length).fill(false)
   const carrierTaken = new Array<boolean>(carrier.length).fill(false)
-  RULES.forEach((rule, r) => {
+  // Once either side is wholly paired the weaker rules have no one left to pair, and a family's
+  // dependents usually pair under the first rule or two: no index is built for the rest.
+  let unpaired = Math.min(platform.length, carrier.length)
+  for (let r = 0; r < RULES.length && unpaired > 0; r++) {
+    const rule = RULES[r]!
     const index = new Map<string, { next: number; candidates: number[] }>()
     platformKeys.forEach((keys, i) => {
       const key = keys[r]
@@ -82,9 +86,10 @@ function matchGroup(platform: readonly ComparableMember[], carrier: readonly Com
       entry.next += 1
       platformTaken[i] = true
       carrierTaken[j] = true
+      unpaired -= 1
       pairs.push({ platform: platform[i]!, carrier: carrier[j]!, matchedBy: rule })
     })
-  })
+  }
 }
 
 function dependentsBySubscriber(members: readonly ComparableMember[]): Map<string, ComparableMember[]> {
