@@ -154,6 +154,14 @@ describe('comparing members', () => {
     const options = { genderMapping: { '1': 'male', '2': 'female' } } as const
     expect(compare({ gender: 'female' }, { gender: '2' }, options)).toEqual([])
     expect(compare({ gender: 'female' }, { gender: 'F' }, options)).toMatchObject([{ parameter: 'gender', kind: 'value_invalid', carrier: 'F' }])
+    // The same spelling on both sides is still read through each side's own mapping.
+    expect(compare({ gender: 'F' }, { gender: 'F' }, options)).toMatchObject([{ parameter: 'gender', kind: 'value_invalid', carrier: 'F', platform: 'F' }])
+  })
+
+  it('when both sides hold the same unreadable value, then it is value_invalid, not a match', () => {
+    const address = { address_line_1: '1 Elm St', address_line_2: null, city: 'Springfield', state: 'Illinois', zip: '62701' }
+    expect(compare({ residentialAddress: address }, { residentialAddress: { ...address } })).toMatchObject([{ parameter: 'residential_address', kind: 'value_invalid' }])
+    expect(compare({ birthDate: '1990-02-30' }, { birthDate: '1990-02-30' })).toMatchObject([{ parameter: 'birth_date', kind: 'value_invalid' }])
   })
 
   it('when a matched dependent differs only in subscriber-only items, then nothing is raised for them', () => {

@@ -73,13 +73,45 @@ const COVERAGE_RULES: readonly FieldRule<ComparableCoverage>[] = [
 type Where = Pick<FoundMemberDiscrepancy, 'memberId' | 'censusKey' | 'planId'>
 
 /**
+ * Whether two values read are the same input to any normaliser (a pure function of what it is
+ * given): the same value, or arrays or plain objects whose items are the same values. Anything
+ * else counts as different and is normalised on each side.
+ */
+const isPlainObject = (value: object) => {
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+function sameRaw(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+    return true
+  }
+  // A Date or any other class keeps its value outside its own keys.
+  if (!isPlainObject(a) || !isPlainObject(b)) return false
+  const left = a as Record<string, unknown>
+  const right = b as Record<string, unknown>
+  const keys = Object.keys(left)
+  if (keys.length !== Object.keys(right).length) return false
+  for (const key of keys) if (!Object.hasOwn(right, key) || left[key] !== right[key]) return false
+  return true
+}
+
+/**
  * The discrepancy, if any, between two sides' values of one item. An unreadable value on either
  * side is value_invalid (comparing it would report a difference that may not exist). Each side
  * shows its raw value, or null when it has none, so the kind and the values always agree.
  */
 function compareField<Source>(rule: FieldRule<Source>, platform: Source, carrier: Source, where: Where): FoundMemberDiscrepancy | null {
-  const platformValue = rule.platform(rule.read(platform))
-  const carrierValue = (rule.carrier ?? rule.platform)(rule.read(carrier))
+  const platformRaw = rule.read(platform)
+  const carrierRaw = rule.read(carrier)
+  const platformValue = rule.platform(platformRaw)
+  // Most values are the same on both sides: one normalising serves both (a census normalises
+  // some 1.5 million values), unless the carrier's spelling has a normaliser of its own.
+  const carrierValue = rule.carrier === undefined && sameRaw(platformRaw, carrierRaw) ? platformValue : (rule.carrier ?? rule.platform)(carrierRaw)
   let kind: DiscrepancyKind
   if (platformValue.kind === 'invalid' || carrierValue.kind === 'invalid') kind = 'value_invalid'
   else if (platformValue.kind === 'empty' && carrierValue.kind === 'empty') return null
