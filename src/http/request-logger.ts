@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions } from 'pino'
+import { isPlainObject } from '../lib/plain-object.js'
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
@@ -74,10 +75,6 @@ export class RequestLogger implements FastifyBaseLogger {
     this.own ??= this.parent.child(this.bindings)
     return this.own
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
 }
 
 /**

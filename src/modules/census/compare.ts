@@ -1,3 +1,4 @@
+import { isPlainObject } from '../../lib/plain-object.js'
 import { maskSsn } from '../../lib/ssn-protection.js'
 import { DISCREPANCY_PARAMETERS, type DiscrepancyKind, type DiscrepancyParameter } from '../errors/discrepancy-messages.js'
 import {
@@ -77,11 +78,6 @@ type Where = Pick<FoundMemberDiscrepancy, 'memberId' | 'censusKey' | 'planId'>
  * given): the same value, or arrays or plain objects whose items are the same values. Anything
  * else counts as different and is normalised on each side.
  */
-const isPlainObject = (value: object) => {
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
 function sameRaw(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
@@ -92,11 +88,9 @@ function sameRaw(a: unknown, b: unknown): boolean {
   }
   // A Date or any other class keeps its value outside its own keys.
   if (!isPlainObject(a) || !isPlainObject(b)) return false
-  const left = a as Record<string, unknown>
-  const right = b as Record<string, unknown>
-  const keys = Object.keys(left)
-  if (keys.length !== Object.keys(right).length) return false
-  for (const key of keys) if (!Object.hasOwn(right, key) || left[key] !== right[key]) return false
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  for (const key of keys) if (!Object.hasOwn(b, key) || a[key] !== b[key]) return false
   return true
 }
 
