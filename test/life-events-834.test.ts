@@ -205,8 +205,9 @@ describe('life events in the 834 change file', () => {
   }
 
   // DMG04 is the subscriber's latest marital status among the file's window: a divorce that changed
-  // no coverage (the separation before it had already ended the spouse's) records no transaction
-  // of its own, and still makes the employee divorced. Until 2026-11-28 the loop said X.
+  // no coverage (the separation before it had already ended the spouse's) still makes the employee
+  // divorced. Until 2026-11-28 the loop said X. (Sent in a file of its own, such a divorce is the
+  // subscriber's demographic change alone: test/x12-834-audit-3.test.ts.)
   it('when a legal separation ends the spouse’s coverage and a divorce that changes no coverage follows in the same window, then the subscriber’s DMG04 is D and the loops keep the separation’s code', async () => {
     const s = await scenario({ families: [{}] })
     const gold = s.group.plans.gold!.id

@@ -129,6 +129,52 @@ describe('a marital status change alone', () => {
     expect(file.loops[0]!.dmg).toBe('DMG*D8*19850615*F*M')
     await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
   })
+
+  // Same row, reached by a life event that changes no coverage: the carrier still has to hear the
+  // new marital status, on the event's own date ("A change dated in the past or the future carries
+  // its own dates: DTP*303 is the event's effective date, not the file date"). Until 2026-11-28
+  // such an event recorded no transaction, and the carrier heard DMG04 only with the family's next
+  // change, if any.
+  it('when a divorce changes no coverage (the separation sent before it ended the spouse’s), then the next change file holds the subscriber’s loop alone: 001*25, DMG04 D, no HD loop, DTP*303 = the divorce’s date', async () => {
+    const s = await scenario({ families: [{}] })
+    const spouseEnds = medical(s.group.plans.gold!.id, [{ member_id: s.ids.spouse!, start_date: '2027-01-01', end_date: '2027-03-31' }])
+    await s.event(s.ids.subscriber!, { event: 'legal_separation', date: '2027-03-15', eligibility_start_date: '2027-04-01', plan_elections: spouseEnds })
+    const separation = await s.changeFile()
+    expect(separation.loops[0]!.dmg).toBe('DMG*D8*19850615*F*X')
+    await s.event(s.ids.subscriber!, { event: 'divorce', date: '2027-05-15', eligibility_start_date: '2027-06-01', plan_elections: spouseEnds })
+    const file = await s.changeFile()
+    expect(file.shapes).toEqual([loop('subscriber', 'INS*Y*18*001*25*A***FT', [dtp('303', '2027-05-15')])])
+    expect(file.loops[0]!.dmg).toBe('DMG*D8*19850615*F*D')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+
+  it('when a marriage enrols no one (the spouse stays uncovered), then the change file holds the subscriber’s loop alone: 001*25, DMG04 M, no HD loop, DTP*303 = the marriage’s date', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    const spouse = await addDependent(s, s.ids.subscriber!, dependentBody({ label: 'spouse', relationship: 'spouse' }, 'Doe1'))
+    s.names.set(spouse, 'spouse')
+    await s.event(s.ids.subscriber!, {
+      event: 'marriage',
+      date: '2027-06-15',
+      eligibility_start_date: '2027-07-01',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.subscriber!, start_date: '2027-01-01' }]),
+    })
+    const file = await s.changeFile()
+    expect(file.shapes).toEqual([loop('subscriber', 'INS*Y*18*001*25*A***FT', [dtp('303', '2027-06-15')])])
+    expect(file.loops[0]!.dmg).toBe('DMG*D8*19850615*F*M')
+    await s.carrier.expectRosterMatchesTruth(memberIdsOf(s))
+  })
+
+  // A life event that changes neither coverage nor marital status is nothing for the carrier.
+  it('when a loss-of-coverage event changes no coverage, then no change file is due', async () => {
+    const s = await scenario({ families: [{ dependents: [] }] })
+    await s.event(s.ids.subscriber!, {
+      event: 'loss_of_coverage',
+      date: '2027-02-10',
+      eligibility_start_date: '2027-02-10',
+      plan_elections: medical(s.group.plans.gold!.id, [{ member_id: s.ids.subscriber!, start_date: '2027-01-01' }]),
+    })
+    expect(await s.carrier.sync()).toEqual([])
+  })
 })
 
 describe('a line added or ended while another stays in force', () => {

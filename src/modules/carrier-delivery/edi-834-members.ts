@@ -469,12 +469,16 @@ export function changeFileMembers(
   const cobraEvent = latest((e) => e.event === 'cobra')
   const otherEvent = latest((e) => e.event !== 'cobra')
   // DMG04: the latest marriage, divorce or legal separation posted since this file's first event,
-  // whether or not it changed coverage. One that changed none (a divorce after the separation
-  // that ended the spouse's coverage) records no transaction, so it is among the family's events
-  // but not the file's; until 2026-11-28 such a file told the divorced employee separated (X).
+  // whether or not it changed coverage (until 2026-11-28 a file holding a separation and then a
+  // divorce that changed nothing told the divorced employee separated, X). Since 2026-11-28 such
+  // an event records a transaction of its own (life-events.service.ts), so it is among the file's
+  // events, and tells the carrier the subscriber's new status even when nothing else changed: the
+  // notes' demographic change, `001*25`, on the event's date. Older ones were among the family's
+  // events only.
   const position = new Map(events.map((event, index) => [event.id, index]))
   const firstOfFile = family.events.findIndex((e) => position.has(e.id))
   const maritalEvent = firstOfFile < 0 ? null : (family.events.slice(firstOfFile).reverse().find((e) => MARITAL_STATUS_AFTER[e.event] !== undefined) ?? null)
+  const maritalInFile = maritalEvent !== null && position.has(maritalEvent.id)
   /**
    * Where in `events` the events of this file stand that wrote a member's active coverage spans:
    * those that set one, and with `replacedToo` those that replaced one (voided it for another).
@@ -522,7 +526,7 @@ export function changeFileMembers(
     const known = told.get(member.id)
     if (!known && truth.length === 0) return []
     const difference = recordsDifference(known?.records ?? [], truth, member.kind === 'subscriber')
-    const demographicsChanged = known !== undefined && known.digest !== digest
+    const demographicsChanged = known !== undefined && (known.digest !== digest || (member.kind === 'subscriber' && maritalInFile))
     if (difference.changes.length === 0 && !demographicsChanged) return []
     return [{ member, truth, digest, known, held: difference.held, changes: difference.changes }]
   })
@@ -537,7 +541,10 @@ export function changeFileMembers(
   for (const { member, truth, digest, known, held, changes } of differences) {
     const loops = loopsOf(member, changes, known, truth, held, digest)
     for (const loop of loops) {
-      members.push(composeChangeLoop(family, member, context, loop.event, loop.changes, loop.known, loop.truth, deathRoleOf(member), maritalEvent))
+      // A loop of identifying data alone takes effect on the file's date, unless it is the
+      // subscriber's and a marital event of this file says when its status changed.
+      const toldOn = member.kind === 'subscriber' && maritalInFile ? maritalEvent.date : context.today
+      members.push(composeChangeLoop(family, member, context, loop.event, loop.changes, loop.known, loop.truth, deathRoleOf(member), maritalEvent, toldOn))
       for (const change of loop.changes) {
         const hdLoop = coverageLoop(family, context, member.id, change)
         written.push({ memberId: member.id, planId: change.record.planId, maintenance: hdLoop.maintenance, startDate: hdLoop.startDate, endDate: hdLoop.endDate, transactionId })
@@ -606,6 +613,7 @@ function composeChangeLoop(
   truth: readonly CarrierRecord[],
   deathRole: DeathRole,
   maritalEvent: LoadedEvent | null,
+  demographicsEffectiveDate: string,
 ): Edi834Member {
   const ended = changes.some((c) => c.kind === 'termination' || c.kind === 'cancellation')
   const cobra = changes.find((c) => (c.kind === 'addition' || c.kind === 'reinstatement') && c.record.status === 'cobra')
@@ -644,7 +652,7 @@ function composeChangeLoop(
     {
       maintenance,
       reason: reasonOf(event, changes, maintenance, changes.length === 0, deathRole),
-      maintenanceEffectiveDate: maintenance === 'termination' && terminationTakesEffect !== null ? terminationTakesEffect : (effectiveDates[0] ?? context.today),
+      maintenanceEffectiveDate: maintenance === 'termination' && terminationTakesEffect !== null ? terminationTakesEffect : (effectiveDates[0] ?? demographicsEffectiveDate),
       eligibilityStartDate: maintenance === 'addition' || maintenance === 'reinstatement' || eligibleAgain ? (event?.eligibility_start_date ?? null) : null,
       eligibilityEndDate: maintenance === 'termination' ? lastCovered : null,
       benefitStatus: inCobra ? 'cobra' : 'active',

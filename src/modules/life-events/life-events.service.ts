@@ -15,7 +15,7 @@ import { todayUtc } from '../../lib/clock.js'
 import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import * as repo from './life-events.repo.js'
 import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
-import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
+import { ELECTION_KEYS, MARITAL_STATUS_EVENTS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
 
 /**
  * Rows hold only values the schema accepted, so text columns narrow to its enums. Elections are
@@ -93,7 +93,8 @@ export function createLifeEventsService({
      * birth's newborn), then, in one transaction with the family locked: writes the event, its
      * elections and coverages, applies it to the family's coverage timeline (refusing a change
      * beyond the carrier's retroactive limit), records an audit event and the member transactions
-     * for the coverage periods whose carrier it changes something for.
+     * for the coverage periods whose carrier it changes something for (coverage, or for a marriage,
+     * divorce or separation the subscriber's marital status: always its own period).
      */
     async createLifeEvent(actor: Actor, subscriberId: string, input: LifeEventInput): Promise<LifeEventView> {
       const subscriber = await requireSubscriber(actor, subscriberId)
@@ -193,11 +194,17 @@ export function createLifeEventsService({
             },
           )
           await recordAuditEvent(tx, actor, { accountId, action: 'qualifying_life_event.created', resourceType: 'qualifying_life_event', resourceId: eventId })
+          // A marriage, divorce or separation is news for the event's carrier even when it changes
+          // no coverage (a divorce after the separation that ended the spouse's): the subscriber's
+          // marital status (x12-834-notes.md, "Demographic change": INS*…*001*25).
+          const coveragePeriodIds = MARITAL_STATUS_EVENTS.has(input.event)
+            ? [...new Set([...change.changedCoveragePeriodIds, coveragePeriod.id])]
+            : change.changedCoveragePeriodIds
           await recordMemberChanges(
             tx,
             actor,
             subscriber.group_id,
-            [{ subscriberId: subscriber.id, memberId: subscriber.id, kind: 'qualifying_life_event', qualifyingLifeEventId: eventId, coveragePeriodIds: change.changedCoveragePeriodIds }],
+            [{ subscriberId: subscriber.id, memberId: subscriber.id, kind: 'qualifying_life_event', qualifyingLifeEventId: eventId, coveragePeriodIds }],
             now,
           )
           return inserted
