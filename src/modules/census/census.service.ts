@@ -68,7 +68,7 @@ export function createCensusService(deps: { db: Db; ssn: SsnProtection; carriers
    * kept to the end, where the errors are raised in one sorted pass, as before streaming.
    */
   async function submitCensusSource(actor: Actor, coveragePeriodId: string, source: CensusSource, options: { submittedBy?: string } = {}): Promise<CensusResult> {
-    return withBoundedHeapGrowth(heapGrowingPercent, () => reconcileCensus(actor, coveragePeriodId, source, options))
+    return withBoundedHeapGrowth(heapGrowingPercent, () => reconcileCensus(actor, coveragePeriodId, source, options), { collectFirst: true })
   }
 
   /** submitCensusSource's work, with the heap's growth bounded around it. */
