@@ -21,7 +21,7 @@ import {
   type CarrierTerm,
   type CoverageChange,
 } from './carrier-view.js'
-import { spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from '../members/index.js'
+import { MARITAL_STATUS_AFTER, spansOf, type LoadedEvent, type LoadedFamily, type LoadedMember, type LoadedPlan, type LoadedSpan, type LoadWindow } from '../members/index.js'
 
 /**
  * Turns loaded families into the 834 writer's members (x12-834-notes.md, "Life events in the
@@ -89,8 +89,6 @@ const REASON_OF_EVENT: Record<string, MaintenanceReason> = {
   loss_of_coverage: 'benefit_selection',
 }
 
-/** DMG04 the subscriber's loop says after these events, whatever the member record still holds. */
-const MARITAL_STATUS_AFTER: Record<string, string> = { marriage: 'married', divorce: 'divorced', legal_separation: 'separated' }
 
 /** INS07: why a member continues under COBRA, from the family's event that ended its coverage. */
 const COBRA_EVENT_AFTER: Record<string, NonNullable<Edi834Member['cobraQualifyingEvent']>> = {
@@ -540,10 +538,10 @@ export function changeFileMembers(
 
   for (const { member, truth, digest, known, held, changes } of differences) {
     const loops = loopsOf(member, changes, known, truth, held, digest)
+    // A loop of identifying data alone takes effect on the file's date, unless it is the
+    // subscriber's and a marital event of this file says when its status changed.
+    const toldOn = member.kind === 'subscriber' && maritalInFile ? maritalEvent.date : context.today
     for (const loop of loops) {
-      // A loop of identifying data alone takes effect on the file's date, unless it is the
-      // subscriber's and a marital event of this file says when its status changed.
-      const toldOn = member.kind === 'subscriber' && maritalInFile ? maritalEvent.date : context.today
       members.push(composeChangeLoop(family, member, context, loop.event, loop.changes, loop.known, loop.truth, deathRoleOf(member), maritalEvent, toldOn))
       for (const change of loop.changes) {
         const hdLoop = coverageLoop(family, context, member.id, change)

@@ -25,13 +25,6 @@ export type LifeEvent = (typeof LIFE_EVENTS)[number]
  */
 export const INSTALLATION_EVENTS: readonly LifeEvent[] = ['initial_enrollment', 'newly_eligible']
 
-/**
- * The events that change the subscriber's marital status for the carrier (DMG04: the carrier side
- * maps each to the status it tells, carrier-delivery/edi-834-members.ts), whether or not they
- * change coverage.
- */
-export const MARITAL_STATUS_EVENTS: ReadonlySet<LifeEvent> = new Set(['marriage', 'divorce', 'legal_separation'])
-
 export const ELECTION_KEYS = [
   'medical',
   'dental',

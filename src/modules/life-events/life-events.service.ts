@@ -9,13 +9,13 @@ import { maskSsnsInText } from '../../lib/free-text-masking.js'
 import { uuidv7 } from '../../lib/ids.js'
 import { recordAuditEvent } from '../audit/audit.repo.js'
 import { findCoveragePeriod, isFirstCoveragePeriodWithCarrier } from '../coverage-periods/coverage-periods.repo.js'
-import { subscriberNotFound, dependentsOf, findMember, unstorableTextProblems } from '../members/index.js'
+import { subscriberNotFound, dependentsOf, findMember, unstorableTextProblems, MARITAL_STATUS_AFTER } from '../members/index.js'
 import { duplicateLifeEvent, lifeEventNotFound, lifeEventValidationFailed, retroactiveLimitExceeded } from './life-events.errors.js'
 import { todayUtc } from '../../lib/clock.js'
 import { addDays } from '../coverage-timeline/coverage-timeline.model.js'
 import * as repo from './life-events.repo.js'
 import { lifeEventProblems, type PlanFacts } from './life-events.rules.js'
-import { ELECTION_KEYS, MARITAL_STATUS_EVENTS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
+import { ELECTION_KEYS, type Election, type ElectionKey, type LifeEventInput, type LifeEventView } from './life-events.schema.js'
 
 /**
  * Rows hold only values the schema accepted, so text columns narrow to its enums. Elections are
@@ -197,7 +197,7 @@ export function createLifeEventsService({
           // A marriage, divorce or separation is news for the event's carrier even when it changes
           // no coverage (a divorce after the separation that ended the spouse's): the subscriber's
           // marital status (x12-834-notes.md, "Demographic change": INS*…*001*25).
-          const coveragePeriodIds = MARITAL_STATUS_EVENTS.has(input.event)
+          const coveragePeriodIds = MARITAL_STATUS_AFTER[input.event] !== undefined
             ? [...new Set([...change.changedCoveragePeriodIds, coveragePeriod.id])]
             : change.changedCoveragePeriodIds
           await recordMemberChanges(

@@ -13,7 +13,7 @@
 export { dependentNotFound, memberNotFound, subscriberNotFound, type MemberErrorCode } from './members.errors.js'
 export { dependentsOf, findMember, type MemberRow } from './members.repo.js'
 export { unstorableTextProblems } from './members.rules.js'
-export { EMPLOYMENT_STATUSES, GENDERS, MARITAL_STATUSES, RELATIONSHIPS, WAGE_FREQUENCIES } from './members.schema.js'
+export { EMPLOYMENT_STATUSES, GENDERS, MARITAL_STATUS_AFTER, MARITAL_STATUSES, RELATIONSHIPS, WAGE_FREQUENCIES } from './members.schema.js'
 export {
   countEnrolled,
   enrolledSubscriberIds,

@@ -5,6 +5,16 @@ import { LIFE_EVENTS } from '../life-events/life-events.schema.js'
 
 export const GENDERS = ['female', 'male', 'non_binary', 'unknown'] as const
 export const MARITAL_STATUSES = ['single', 'married', 'divorced', 'widowed', 'separated', 'registered_domestic_partner'] as const
+
+/**
+ * The marital status a life event leaves the subscriber in, whether or not it changes coverage:
+ * what the carrier is told (DMG04) after it, and why such an event always reaches its carrier.
+ */
+export const MARITAL_STATUS_AFTER: Readonly<Record<string, (typeof MARITAL_STATUSES)[number] | undefined>> = {
+  marriage: 'married',
+  divorce: 'divorced',
+  legal_separation: 'separated',
+} satisfies Partial<Record<(typeof LIFE_EVENTS)[number], (typeof MARITAL_STATUSES)[number]>>
 export const EMPLOYMENT_STATUSES = [
   'active',
   'active_military_overseas',
