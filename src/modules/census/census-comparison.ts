@@ -8,6 +8,7 @@ import { refreshFamilyStatuses, type LearntCarrierMemberId } from '../member-man
 import type { BatchWrites } from './batch-writes.js'
 import { censusMembers, platformMembers, type CensusSide, type PlanResolver } from './census-members.js'
 import * as matching from './census-matching.repo.js'
+import type { SubscriberPairRow } from './census-matching.repo.js'
 import type { CensusSource } from './census-source.js'
 import { stringifyMaskedCensus } from './census-ssn.js'
 import * as repo from './census.repo.js'
@@ -28,6 +29,37 @@ function subjectOf(member: ComparableMember | undefined): string | undefined {
   if (!member) return undefined
   const identity = member.carrierMemberId ?? `${member.firstName}|${member.lastName}|${member.birthDate ?? ''}`.toLowerCase()
   return createHash('sha256').update(identity).digest('hex').slice(0, 16)
+}
+
+/**
+ * Census subscribers compared between two turns of the event loop: about a millisecond of work,
+ * so the transaction's connection waits at most about that long to send its next statement.
+ */
+const COMPARISON_SLICE = 50
+
+/** Batches whose subscriber pairs are read in one statement, not one each. */
+const PAIR_READ_BATCHES = 8
+
+/**
+ * The subscriber pairs, read ahead several batches at a time: a batch's platform families are
+ * then read without first waiting for a statement of their own behind the batch's writes.
+ */
+class PairReader {
+  private readAhead: { to: number; rows: SubscriberPairRow[] } | null = null
+
+  constructor(
+    private readonly tx: Executor,
+    private readonly batchSize: number,
+  ) {}
+
+  /** The pairs of census positions [from, to), in position order; `from` never goes back. */
+  async between(from: number, to: number): Promise<SubscriberPairRow[]> {
+    if (this.readAhead === null || to > this.readAhead.to) {
+      const end = Math.max(to, from + this.batchSize * PAIR_READ_BATCHES)
+      this.readAhead = { to: end, rows: await matching.pairsBetween(this.tx, from, end) }
+    }
+    return this.readAhead.rows.filter((p) => p.position >= from && p.position < to)
+  }
 }
 
 /** A discrepancy found, with what raising it needs, kept until every family has been compared. */
@@ -62,8 +94,11 @@ export class CensusComparison {
   memberCount = 0
   matchedCount = 0
   private loadBatch: (ids: readonly string[]) => Promise<LoadedFamily[]> = async () => []
+  private readonly pairs: PairReader
 
-  constructor(private readonly c: ComparisonContext) {}
+  constructor(private readonly c: ComparisonContext) {
+    this.pairs = new PairReader(c.tx, c.batchSize)
+  }
 
   async compare(source: CensusSource): Promise<void> {
     const { tx, coveragePeriodId, window } = this.c
@@ -91,11 +126,17 @@ export class CensusComparison {
     }
   }
 
-  /** The census's families a batch at a time; the next batch's platform families are read while this one is compared. */
+  /**
+   * The census's families a batch at a time; the next batch's platform families are read while
+   * this one is compared. A batch is compared in slices of families, with a turn of the event
+   * loop between them (lib/event-loop.ts): the transaction's one connection runs several
+   * statements per batch, each sent only once this process reads the last one's answer, so a
+   * batch compared in one stretch left it waiting, and the census waited for it.
+   */
   private async compareCensusFamilies(source: CensusSource): Promise<void> {
     const { tx, batchSize } = this.c
     const loadPaired = async (from: number, to: number) => {
-      const pairRows = await matching.pairsBetween(tx, from, to)
+      const pairRows = await this.pairs.between(from, to)
       return { pairRows, families: await this.loadBatch(pairRows.map((p) => p.memberId)) }
     }
     let position = 0
@@ -108,30 +149,38 @@ export class CensusComparison {
         const { pairRows, families } = await next
         next = loadPaired(position, position + batchSize)
         next.catch(() => undefined) // awaited on the next turn or after the loop
-        const census = censusMembers(batch, this.c.resolvePlan, this.c.hashSsn, first)
-        // A batch is tens of milliseconds of work here: between its pieces, the database's answers
-        // are read and its next statements sent (lib/event-loop.ts), so it is not left idle.
-        await turnOfEventLoop()
-        const platform = platformMembers(families)
-        const platformByKey = new Map(platform.map((m) => [m.key, m]))
-        const censusByKey = new Map(census.members.map((m) => [m.key, m]))
-        const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
-        const match = completeMatch(platform, census.members, subscriberPairs)
-        this.memberCount += census.members.length
-        await turnOfEventLoop()
-
-        const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
-        // The carrier's member ids, learnt from this census: the first matching rule next time.
-        const learnt: LearntCarrierMemberId[] = match.pairs.flatMap((p) => (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId ? [{ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId }] : []))
-        const settle = this.compareBatch(families, match, census, learnt)
-        await turnOfEventLoop()
-        // The rows made now, not when the writes run: the batch's parsed census and its families
-        // then die young instead of waiting for the writes (and being promoted to the old generation).
-        const rows = batch.map((subscriber, offset) => ({
-          matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
-          // Kept for reading back only, so the carrier's SSNs are kept masked.
-          data: stringifyMaskedCensus(subscriber),
-        }))
+        const familyOf = new Map(families.map((family) => [family.subscriber.id, family]))
+        const withErrors: string[] = []
+        const learnt: LearntCarrierMemberId[] = []
+        const rows: repo.CensusSubscriberValues[] = []
+        for (let start = 0; start < batch.length; start += COMPARISON_SLICE) {
+          await turnOfEventLoop()
+          const slice = batch.slice(start, start + COMPARISON_SLICE)
+          const sliceFirst = first + start
+          const slicePairs = pairRows.filter((p) => p.position >= sliceFirst && p.position < sliceFirst + slice.length)
+          const sliceFamilies = slicePairs.map((p) => familyOf.get(p.memberId)!)
+          const census = censusMembers(slice, this.c.resolvePlan, this.c.hashSsn, sliceFirst)
+          const platform = platformMembers(sliceFamilies)
+          const platformByKey = new Map(platform.map((m) => [m.key, m]))
+          const censusByKey = new Map(census.members.map((m) => [m.key, m]))
+          const subscriberPairs: MemberPair[] = slicePairs.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
+          const match = completeMatch(platform, census.members, subscriberPairs)
+          this.memberCount += census.members.length
+          // The carrier's member ids, learnt from this census: the first matching rule next time.
+          for (const p of match.pairs) if (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId) learnt.push({ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId })
+          withErrors.push(...this.compareFamilies(sliceFamilies, match, census))
+          const matchedSubscriber = new Map(slicePairs.map((p) => [p.position, p.memberId]))
+          // The rows made now, not when the writes run: the batch's parsed census and its families
+          // then die young instead of waiting for the writes (and being promoted to the old generation).
+          slice.forEach((subscriber, offset) =>
+            rows.push({
+              matched_subscriber_id: matchedSubscriber.get(sliceFirst + offset) ?? null,
+              // Kept for reading back only, so the carrier's SSNs are kept masked.
+              data: stringifyMaskedCensus(subscriber),
+            }),
+          )
+        }
+        const settle = this.settleFamilies(families, withErrors, learnt)
         await this.c.writes.start(async () => {
           await repo.insertCensusSubscribers(tx, this.c.censusRequestId, rows, (row) => row, first)
           await settle()
@@ -152,16 +201,16 @@ export class CensusComparison {
       if (unpaired.length === 0) return
       after = unpaired[unpaired.length - 1]!.ord
       const families = await this.loadBatch(unpaired.map((u) => u.memberId))
-      await this.c.writes.start(this.compareBatch(families, { pairs: [], platformOnly: platformMembers(families), carrierOnly: [] }, null))
+      const withErrors = this.compareFamilies(families, { pairs: [], platformOnly: platformMembers(families), carrierOnly: [] }, null)
+      await this.c.writes.start(this.settleFamilies(families, withErrors))
     }
   }
 
   /**
-   * Compares a batch of families and keeps what it found; answers the writes that settle the
-   * families' transactions and store the carrier ids learnt (`learnt`) with the new statuses.
+   * Compares families (with their census members, if any) and keeps what it found; answers the
+   * families left with a discrepancy (their subscribers' ids), whose transactions become errors.
    */
-  private compareBatch(families: readonly LoadedFamily[], match: MemberMatch, census: CensusSide | null, learnt: readonly LearntCarrierMemberId[] = []): () => Promise<void> {
-    const { tx, coveragePeriodId, now } = this.c
+  private compareFamilies(families: readonly LoadedFamily[], match: MemberMatch, census: CensusSide | null): string[] {
     const subscriberOfMember = new Map<string, string>()
     for (const family of families) for (const m of [family.subscriber, ...family.dependents]) subscriberOfMember.set(m.id, family.subscriber.id)
     const discrepancies = compareMembers(match, this.c.compareOptions)
@@ -192,9 +241,16 @@ export class CensusComparison {
         },
       })
     }
-    // The census settles the families' submitted transactions: errors where a discrepancy
-    // remains, and those are what the family's errors point at (transaction_ids).
-    const withErrors = [...new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))]
+    return [...new Set(kept.map(familyOf).filter((id): id is string => id !== undefined))]
+  }
+
+  /**
+   * The writes that settle the families' submitted transactions (errors where a discrepancy
+   * remains, `withErrors`; those are what the family's errors point at, transaction_ids) and
+   * store the carrier ids learnt (`learnt`) with the new statuses.
+   */
+  private settleFamilies(families: readonly LoadedFamily[], withErrors: readonly string[], learnt: readonly LearntCarrierMemberId[] = []): () => Promise<void> {
+    const { tx, coveragePeriodId, now } = this.c
     // Only the ids wait for the writes, not the loaded families.
     const familyIds = families.map((f) => f.subscriber.id)
     return async () => {
