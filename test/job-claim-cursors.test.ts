@@ -86,4 +86,34 @@ describe('claiming a backlog from cursors', () => {
     expect(fromStart.readOn).toBe(false)
     expect(fromStart.jobs.map((j) => j.id).sort()).toEqual([ids[0], ids[4]].sort())
   })
+
+  it('when a claim is for the one slot just freed, then it goes to the account with the fewest jobs running in the worker, not to the oldest backlog', async () => {
+    const job = defineJob({ name: uniqueName('running-rounds'), payload: Payload, handle: async () => {} })
+    const [busy, fresh, later] = [account('busy'), account('fresh'), account('later')]
+    const busyIds: string[] = []
+    await t.db.transaction().execute(async (tx) => {
+      for (let n = 0; n < 6; n++) busyIds.push(await enqueueJob(tx, job, { account: busy, n }, { fairness: { key: busy, destination: null } }))
+    })
+    const claimOne = (options: Parameters<typeof claimDue>[4]) => claimDue(t.db, 'running-rounds-worker', 1, [job.name], { expectFair: true, slots: 4, ...options })
+
+    // Nothing running yet: the oldest due job of all.
+    const first = await claimOne({})
+    expect(first.jobs.map((j) => j.id)).toEqual([busyIds[0]])
+    const freshId = await enqueueJob(t.db, job, { account: fresh, n: 0 }, { fairness: { key: fresh, destination: null } })
+
+    // Reading on from the cursors, with one of busy's jobs running: fresh's is in round one, busy's next in round two.
+    const fromCursors = await claimOne({ cursors: first.cursors!, running: new Map([[busy, 1]]) })
+    expect(fromCursors.readOn).toBe(true)
+    expect(fromCursors.jobs.map((j) => j.id)).toEqual([freshId])
+
+    // From the start too, whatever the age of the backlog.
+    const laterId = await enqueueJob(t.db, job, { account: later, n: 0 }, { fairness: { key: later, destination: null } })
+    const fromStart = await claimOne({ running: new Map([[busy, 3], [fresh, 1]]) })
+    expect(fromStart.readOn).toBe(false)
+    expect(fromStart.jobs.map((j) => j.id)).toEqual([laterId])
+
+    // Told nothing of what runs, a claim of one takes the oldest, as before.
+    const told = await claimOne({})
+    expect(told.jobs.map((j) => j.id)).toEqual([busyIds[1]])
+  })
 })

@@ -67,12 +67,13 @@ export async function claimDue(
   workerId: string,
   limit: number,
   names: readonly string[],
-  options: { expectFair?: boolean; cursors?: readonly ClaimCursor[]; slots?: number } = {},
+  options: { expectFair?: boolean; cursors?: readonly ClaimCursor[]; slots?: number; running?: ReadonlyMap<string, number> } = {},
 ): Promise<Claim> {
   if (names.length === 0) return { jobs: [], due: false }
+  const running = options.running ?? new Map<string, number>()
   if (options.expectFair) {
     const cursors = options.cursors ?? []
-    const claimed = await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors, slots: options.slots }))
+    const claimed = await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors, slots: options.slots, running }))
     if (claimed.jobs.length > 0) return { ...claimed, due: true, fair: true, readOn: cursors.length > 0 }
   }
   // Most polls find nothing due, and most jobs name no fairness key: both are answered by a cheap
@@ -84,7 +85,7 @@ export async function claimDue(
   const { any, fair } = due.rows[0] ?? { any: false, fair: false }
   if (!any) return { jobs: [], due: false }
   if (!fair) return { jobs: await withoutWaitingForFlush(db, (tx) => claimOldestFirst(tx, workerId, limit, names)), due: true, fair }
-  return { ...(await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors: [], slots: options.slots }))), due: true, fair, readOn: false }
+  return { ...(await withoutWaitingForFlush(db, (tx) => claimFairly(tx, workerId, limit, names, { cursors: [], slots: options.slots, running }))), due: true, fair, readOn: false }
 }
 
 /**
@@ -129,6 +130,9 @@ interface FairClaimParams {
   keys: unknown
   runAts: unknown
   ids: unknown
+  /** The accounts of the jobs the worker is running, and how many each. */
+  runningKeys: unknown
+  runningCounts: unknown
 }
 
 type ClaimedRow = JobRow & { cursor_run_at: string; cursor_last: boolean; left_due: boolean }
@@ -156,6 +160,12 @@ type ClaimedRow = JobRow & { cursor_run_at: string; cursor_last: boolean; left_d
  *
  * `slots`, when the worker says how many it has, spares counting the jobs it holds, which
  * reads past every job it has finished since the last VACUUM for the same reason.
+ *
+ * The rounds start from what the worker is already running for each account (`runningKeys`,
+ * `runningCounts`: an account with three jobs running has its oldest due job in round four).
+ * During a burst a claim is often for the one slot just freed; with rounds counted within the
+ * claim alone, that slot went to the oldest due job of all, so an account that just queued
+ * something waited behind every older account's backlog.
  */
 function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
   const accounts = byCursor
@@ -212,6 +222,9 @@ function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
     cursors as (
       select * from unnest(${p.keys}::text[], ${p.runAts}::timestamptz[], ${p.ids}::uuid[]) as c(fairness_key, run_at, id)
     ),
+    running as (
+      select * from unnest(${p.runningKeys}::text[], ${p.runningCounts}::int[]) as r(fairness_key, jobs)
+    ),
     ${accounts}
     slots as (
       -- The worker's own count when it gives one (coalesce evaluates the count only without it).
@@ -246,7 +259,8 @@ function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
       select c.id, c.run_at, c.fairness_key, c.destination,
         c.destination is null or coalesce(h.trusted, false) as trusted,
         coalesce(h.probing, false) as probing,
-        row_number() over (partition by coalesce(c.fairness_key, c.id::text) order by c.run_at, c.id) as key_round,
+        row_number() over (partition by coalesce(c.fairness_key, c.id::text) order by c.run_at, c.id)
+          + coalesce((select r.jobs from running r where r.fairness_key = c.fairness_key), 0) as key_round,
         row_number() over (partition by coalesce(c.destination, c.id::text) order by c.run_at, c.id) as destination_round
       from candidates c left join health h on h.destination = c.destination
     ),
@@ -280,9 +294,19 @@ function fairClaimQuery(byCursor: boolean, p: FairClaimParams) {
 
 // Prepared: this claim is planned once per connection, not at every claim (a millisecond of
 // PostgreSQL's time, as much as running it, and a burst claims at every freed slot).
-const FAIR_CLAIM_PARAMS = 7
-const toStandIns = (p: readonly string[]): FairClaimParams => ({ names: p[0], limit: p[1], workerId: p[2], slots: p[3], keys: p[4], runAts: p[5], ids: p[6] })
-type FairClaimValues = [names: readonly string[], limit: number, workerId: string, slots: number | null, keys: string[], runAts: string[], ids: string[]]
+const FAIR_CLAIM_PARAMS = 9
+const toStandIns = (p: readonly string[]): FairClaimParams => ({ names: p[0], limit: p[1], workerId: p[2], slots: p[3], keys: p[4], runAts: p[5], ids: p[6], runningKeys: p[7], runningCounts: p[8] })
+type FairClaimValues = [
+  names: readonly string[],
+  limit: number,
+  workerId: string,
+  slots: number | null,
+  keys: string[],
+  runAts: string[],
+  ids: string[],
+  runningKeys: string[],
+  runningCounts: number[],
+]
 const fairClaimFromStart = prepare<ClaimedRow, FairClaimValues>(FAIR_CLAIM_PARAMS, (db, p) => ({ compile: () => fairClaimQuery(false, toStandIns(p)).compile(db) }))
 const fairClaimFromCursors = prepare<ClaimedRow, FairClaimValues>(FAIR_CLAIM_PARAMS, (db, p) => ({ compile: () => fairClaimQuery(true, toStandIns(p)).compile(db) }))
 
@@ -291,11 +315,11 @@ async function claimFairly(
   workerId: string,
   limit: number,
   names: readonly string[],
-  options: { cursors: readonly ClaimCursor[]; slots?: number | undefined },
+  options: { cursors: readonly ClaimCursor[]; slots?: number | undefined; running: ReadonlyMap<string, number> },
 ): Promise<{ jobs: JobRow[]; cursors: ClaimCursor[]; more: boolean }> {
-  const { cursors, slots } = options
+  const { cursors, slots, running } = options
   const claim = cursors.length > 0 ? fairClaimFromCursors : fairClaimFromStart
-  const rows = await claim(db, [...names], limit, workerId, slots ?? null, cursors.map((c) => c.key), cursors.map((c) => c.runAt), cursors.map((c) => c.id))
+  const rows = await claim(db, [...names], limit, workerId, slots ?? null, cursors.map((c) => c.key), cursors.map((c) => c.runAt), cursors.map((c) => c.id), [...running.keys()], [...running.values()])
   const next: ClaimCursor[] = []
   const jobs = rows.map(({ cursor_run_at, cursor_last, left_due: _, ...job }) => {
     if (cursor_last && job.fairness_key !== null) next.push({ key: job.fairness_key, runAt: cursor_run_at, id: job.id })

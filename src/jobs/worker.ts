@@ -60,6 +60,8 @@ export class Worker {
    * FULL_CLAIM_EVERY_MS, to find what was left behind.
    */
   private cursors = new Map<string, ClaimCursor>()
+  /** Per account (fairness key), the jobs this worker is running: a claim's rounds start from them (claimDue). */
+  private readonly runningPerAccount = new Map<string, number>()
   private fullClaimAt = Number.NEGATIVE_INFINITY
   /** When this worker last looked for stale jobs (performance.now()). */
   private staleCheckedAt = Number.NEGATIVE_INFINITY
@@ -133,6 +135,7 @@ export class Worker {
     const claim = await claimDue(db, this.id, free, this.options.registry.names(), {
       expectFair: burst,
       slots: concurrency,
+      running: this.runningPerAccount,
       ...(readOn ? { cursors: [...this.cursors.values()] } : {}),
     })
     const { jobs, due, fair } = claim
@@ -149,7 +152,14 @@ export class Worker {
     }
     for (const cursor of claim.cursors ?? []) this.cursors.set(cursor.key, cursor)
     for (const job of jobs) {
+      const account = job.fairness_key
+      if (account !== null) this.runningPerAccount.set(account, (this.runningPerAccount.get(account) ?? 0) + 1)
       const run = this.execute(job).finally(() => {
+        if (account !== null) {
+          const left = this.runningPerAccount.get(account)! - 1
+          if (left === 0) this.runningPerAccount.delete(account)
+          else this.runningPerAccount.set(account, left)
+        }
         this.running.delete(run)
         this.onSlotFreed()
       })
