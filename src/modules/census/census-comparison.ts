@@ -134,7 +134,7 @@ export class CensusComparison {
    * batch compared in one stretch left it waiting, and the census waited for it.
    */
   private async compareCensusFamilies(source: CensusSource): Promise<void> {
-    const { tx, batchSize } = this.c
+    const { batchSize } = this.c
     const loadPaired = async (from: number, to: number) => {
       const pairRows = await this.pairs.between(from, to)
       return { pairRows, families: await this.loadBatch(pairRows.map((p) => p.memberId)) }
@@ -180,11 +180,7 @@ export class CensusComparison {
             }),
           )
         }
-        const settle = this.settleFamilies(families, withErrors, learnt)
-        await this.c.writes.start(async () => {
-          await repo.insertCensusSubscribers(tx, this.c.censusRequestId, rows, (row) => row, first)
-          await settle()
-        })
+        await this.c.writes.start(this.settleFamilies(families, withErrors, learnt, { censusRequestId: this.c.censusRequestId, rows, firstPosition: first }))
       }
     } catch (error) {
       // The next batch's read may still be running: it too ends before the transaction rolls back.
@@ -247,14 +243,22 @@ export class CensusComparison {
   /**
    * The writes that settle the families' submitted transactions (errors where a discrepancy
    * remains, `withErrors`; those are what the family's errors point at, transaction_ids) and
-   * store the carrier ids learnt (`learnt`) with the new statuses.
+   * store the carrier ids learnt (`learnt`) with the new statuses; with the census subscribers
+   * compared (`stored`), they are stored by the settling's statement.
    */
-  private settleFamilies(families: readonly LoadedFamily[], withErrors: readonly string[], learnt: readonly LearntCarrierMemberId[] = []): () => Promise<void> {
+  private settleFamilies(
+    families: readonly LoadedFamily[],
+    withErrors: readonly string[],
+    learnt: readonly LearntCarrierMemberId[] = [],
+    stored: repo.CensusSubscriberBatch | null = null,
+  ): () => Promise<void> {
     const { tx, coveragePeriodId, now } = this.c
     // Only the ids wait for the writes, not the loaded families.
     const familyIds = families.map((f) => f.subscriber.id)
     return async () => {
-      const settled = await repo.settleTransactions(tx, coveragePeriodId, familyIds, withErrors, now)
+      const settled = stored
+        ? await repo.storeAndSettle(tx, stored, coveragePeriodId, familyIds, withErrors, now)
+        : await repo.settleTransactions(tx, coveragePeriodId, familyIds, withErrors, now)
       for (const t of settled) if (t.status === 'errors') this.errorTransactionsOf.set(t.subscriber_id, [...(this.errorTransactionsOf.get(t.subscriber_id) ?? []), t.id])
       await refreshFamilyStatuses(tx, settled.map((t) => ({ subscriberId: t.subscriber_id, coveragePeriodId })), now, { carrierMemberIds: learnt })
     }

@@ -56,23 +56,26 @@ export interface CensusSubscriberValues {
  * parses each subscriber once, to check it as json, instead of the whole array twice (once to check
  * it, once more to split it).
  */
-export async function insertCensusSubscribers<T>(
-  tx: Executor,
-  censusRequestId: string,
-  subscribers: readonly T[],
-  valuesOf: (subscriber: T, offset: number) => CensusSubscriberValues,
-  firstPosition = 0,
-): Promise<void> {
-  for (let start = 0; start < subscribers.length; start += BATCH) {
-    const rows = subscribers.slice(start, start + BATCH).map((subscriber, k) => valuesOf(subscriber, start + k))
-    const matched = arrayLiteral(rows.map((row) => row.matched_subscriber_id))
-    const first = firstPosition + start
-    await executeNamed(tx, sql`
-      INSERT INTO census_subscribers (census_request_id, position, matched_subscriber_id, data)
-      SELECT ${censusRequestId}::uuid, ${first}::integer + d.ordinality::integer - 1, m.matched_subscriber_id, d.data::json
-        FROM string_to_table(${rows.map((row) => row.data).join('\n')}::text, E'\\n') WITH ORDINALITY AS d(data, ordinality)
-        JOIN unnest(${matched}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`)
+export async function insertCensusSubscribers(tx: Executor, censusRequestId: string, rows: readonly CensusSubscriberValues[], firstPosition = 0): Promise<void> {
+  for (let start = 0; start < rows.length; start += BATCH) {
+    await executeNamed(tx, censusSubscribersInsert({ censusRequestId, rows: rows.slice(start, start + BATCH), firstPosition: firstPosition + start }))
   }
+}
+
+/** Census subscribers to store, the first of them at `firstPosition`. */
+export interface CensusSubscriberBatch {
+  censusRequestId: string
+  rows: readonly CensusSubscriberValues[]
+  firstPosition: number
+}
+
+function censusSubscribersInsert({ censusRequestId, rows, firstPosition }: CensusSubscriberBatch) {
+  const matched = arrayLiteral(rows.map((row) => row.matched_subscriber_id))
+  return sql`
+      INSERT INTO census_subscribers (census_request_id, position, matched_subscriber_id, data)
+      SELECT ${censusRequestId}::uuid, ${firstPosition}::integer + d.ordinality::integer - 1, m.matched_subscriber_id, d.data::json
+        FROM string_to_table(${rows.map((row) => row.data).join('\n')}::text, E'\\n') WITH ORDINALITY AS d(data, ordinality)
+        JOIN unnest(${matched}::uuid[]) WITH ORDINALITY AS m(matched_subscriber_id, ordinality) USING (ordinality)`
 }
 
 /** Open reconciliation errors about a member, with what they are about. */
@@ -124,19 +127,53 @@ export async function subscriberIdentities(tx: Executor, ids: readonly string[])
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
+export interface SettledTransaction {
+  id: string
+  subscriber_id: string
+  status: 'synced' | 'errors'
+  created_at: Date
+}
+
+function settleStatement(coveragePeriodId: string, subscriberIds: readonly string[], withErrors: readonly string[], now: Date) {
+  return sql<SettledTransaction>`
+    UPDATE member_transactions
+       SET status = CASE WHEN subscriber_id = ANY(${arrayLiteral(withErrors)}::uuid[]) THEN 'errors' ELSE 'synced' END, completed_at = ${now}, updated_at = ${now}
+     WHERE coverage_period_id = ${coveragePeriodId} AND status = 'submitted' AND subscriber_id = ANY(${arrayLiteral(subscriberIds)}::uuid[])
+     RETURNING id, subscriber_id, status, created_at`
+}
+
+const inOrderMade = (rows: SettledTransaction[]) => rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+
 /**
  * Ends the families' transactions awaiting the carrier with the census's verdict: `errors` for the
  * families where a discrepancy remains, `synced` for the others. Answers the transactions ended,
  * in the order they were made.
  */
-export async function settleTransactions(tx: Executor, coveragePeriodId: string, subscriberIds: readonly string[], withErrors: readonly string[], now: Date) {
+export async function settleTransactions(tx: Executor, coveragePeriodId: string, subscriberIds: readonly string[], withErrors: readonly string[], now: Date): Promise<SettledTransaction[]> {
   if (subscriberIds.length === 0) return []
-  const rows = await executeNamed(tx, sql<{ id: string; subscriber_id: string; status: 'synced' | 'errors'; created_at: Date }>`
-    UPDATE member_transactions
-       SET status = CASE WHEN subscriber_id = ANY(${arrayLiteral(withErrors)}::uuid[]) THEN 'errors' ELSE 'synced' END, completed_at = ${now}, updated_at = ${now}
-     WHERE coverage_period_id = ${coveragePeriodId} AND status = 'submitted' AND subscriber_id = ANY(${arrayLiteral(subscriberIds)}::uuid[])
-     RETURNING id, subscriber_id, status, created_at`)
-  return rows.rows.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return inOrderMade((await executeNamed(tx, settleStatement(coveragePeriodId, subscriberIds, withErrors, now))).rows)
+}
+
+/**
+ * A batch of census subscribers stored and the families' transactions settled (settleTransactions)
+ * in one statement: the census's writes are what its one connection is busiest with, and each
+ * statement waits for this process to read the last one's answer (bench/RESULTS.md, issue 16).
+ */
+export async function storeAndSettle(
+  tx: Executor,
+  batch: CensusSubscriberBatch,
+  coveragePeriodId: string,
+  subscriberIds: readonly string[],
+  withErrors: readonly string[],
+  now: Date,
+): Promise<SettledTransaction[]> {
+  if (batch.rows.length === 0 || batch.rows.length > BATCH || subscriberIds.length === 0) {
+    await insertCensusSubscribers(tx, batch.censusRequestId, batch.rows, batch.firstPosition)
+    return settleTransactions(tx, coveragePeriodId, subscriberIds, withErrors, now)
+  }
+  // A data-modifying WITH runs whether or not the statement reads it.
+  const both = sql<SettledTransaction>`WITH stored AS (${censusSubscribersInsert(batch)}) ${settleStatement(coveragePeriodId, subscriberIds, withErrors, now)}`
+  return inOrderMade((await executeNamed(tx, both)).rows)
 }
 
 /** One census of a coverage period at a time: two would each resolve what the other raises. */
