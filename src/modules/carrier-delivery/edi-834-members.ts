@@ -89,7 +89,6 @@ const REASON_OF_EVENT: Record<string, MaintenanceReason> = {
   loss_of_coverage: 'benefit_selection',
 }
 
-
 /** INS07: why a member continues under COBRA, from the family's event that ended its coverage. */
 const COBRA_EVENT_AFTER: Record<string, NonNullable<Edi834Member['cobraQualifyingEvent']>> = {
   termination_of_employment: 'termination_of_employment',

@@ -10,6 +10,7 @@ import { censusMembers, platformMembers, type CensusSide, type PlanResolver } fr
 import * as matching from './census-matching.repo.js'
 import type { SubscriberPairRow } from './census-matching.repo.js'
 import type { CensusSource } from './census-source.js'
+import type { CensusSubscriberInputT } from './census-input.schema.js'
 import { stringifyMaskedCensus } from './census-ssn.js'
 import * as repo from './census.repo.js'
 import { byMemberParameterPlan, compareMembers } from './compare.js'
@@ -158,27 +159,7 @@ export class CensusComparison {
           const slice = batch.slice(start, start + COMPARISON_SLICE)
           const sliceFirst = first + start
           const slicePairs = pairRows.filter((p) => p.position >= sliceFirst && p.position < sliceFirst + slice.length)
-          const sliceFamilies = slicePairs.map((p) => familyOf.get(p.memberId)!)
-          const census = censusMembers(slice, this.c.resolvePlan, this.c.hashSsn, sliceFirst)
-          const platform = platformMembers(sliceFamilies)
-          const platformByKey = new Map(platform.map((m) => [m.key, m]))
-          const censusByKey = new Map(census.members.map((m) => [m.key, m]))
-          const subscriberPairs: MemberPair[] = slicePairs.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
-          const match = completeMatch(platform, census.members, subscriberPairs)
-          this.memberCount += census.members.length
-          // The carrier's member ids, learnt from this census: the first matching rule next time.
-          for (const p of match.pairs) if (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId) learnt.push({ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId })
-          withErrors.push(...this.compareFamilies(sliceFamilies, match, census))
-          const matchedSubscriber = new Map(slicePairs.map((p) => [p.position, p.memberId]))
-          // The rows made now, not when the writes run: the batch's parsed census and its families
-          // then die young instead of waiting for the writes (and being promoted to the old generation).
-          slice.forEach((subscriber, offset) =>
-            rows.push({
-              matched_subscriber_id: matchedSubscriber.get(sliceFirst + offset) ?? null,
-              // Kept for reading back only, so the carrier's SSNs are kept masked.
-              data: stringifyMaskedCensus(subscriber),
-            }),
-          )
+          this.compareSlice(slice, sliceFirst, slicePairs, familyOf, { withErrors, learnt, rows })
         }
         await this.c.writes.start(this.settleFamilies(families, withErrors, learnt, { censusRequestId: this.c.censusRequestId, rows, firstPosition: first }))
       }
@@ -188,6 +169,41 @@ export class CensusComparison {
       throw error
     }
     await next
+  }
+
+  /**
+   * Census subscribers from `first` on, beside the platform families paired with them: compared,
+   * with what the batch's writes need added to `out` (the families left with a discrepancy, the
+   * carrier ids learnt, the census subscribers' rows to store).
+   */
+  private compareSlice(
+    slice: readonly CensusSubscriberInputT[],
+    first: number,
+    pairRows: readonly SubscriberPairRow[],
+    familyOf: ReadonlyMap<string, LoadedFamily>,
+    out: { withErrors: string[]; learnt: LearntCarrierMemberId[]; rows: repo.CensusSubscriberValues[] },
+  ): void {
+    const families = pairRows.map((p) => familyOf.get(p.memberId)!)
+    const census = censusMembers(slice, this.c.resolvePlan, this.c.hashSsn, first)
+    const platform = platformMembers(families)
+    const platformByKey = new Map(platform.map((m) => [m.key, m]))
+    const censusByKey = new Map(census.members.map((m) => [m.key, m]))
+    const subscriberPairs: MemberPair[] = pairRows.map((p) => ({ platform: platformByKey.get(p.memberId)!, carrier: censusByKey.get(String(p.position))!, matchedBy: p.matchedBy }))
+    const match = completeMatch(platform, census.members, subscriberPairs)
+    this.memberCount += census.members.length
+    // The carrier's member ids, learnt from this census: the first matching rule next time.
+    for (const p of match.pairs) if (p.carrier.carrierMemberId && p.carrier.carrierMemberId !== p.platform.carrierMemberId) out.learnt.push({ memberId: p.platform.key, carrierMemberId: p.carrier.carrierMemberId })
+    out.withErrors.push(...this.compareFamilies(families, match, census))
+    const matchedSubscriber = new Map(pairRows.map((p) => [p.position, p.memberId]))
+    // The rows made now, not when the writes run: the batch's parsed census and its families
+    // then die young instead of waiting for the writes (and being promoted to the old generation).
+    slice.forEach((subscriber, offset) =>
+      out.rows.push({
+        matched_subscriber_id: matchedSubscriber.get(first + offset) ?? null,
+        // Kept for reading back only, so the carrier's SSNs are kept masked.
+        data: stringifyMaskedCensus(subscriber),
+      }),
+    )
   }
 
   /** The platform's families no census subscriber paired: the carrier lacks every member. */

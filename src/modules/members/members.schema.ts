@@ -15,6 +15,7 @@ export const MARITAL_STATUS_AFTER: Readonly<Record<string, (typeof MARITAL_STATU
   divorce: 'divorced',
   legal_separation: 'separated',
 } satisfies Partial<Record<(typeof LIFE_EVENTS)[number], (typeof MARITAL_STATUSES)[number]>>
+
 export const EMPLOYMENT_STATUSES = [
   'active',
   'active_military_overseas',
